@@ -1,0 +1,71 @@
+"""API keys: random, shown once, stored as a SHA-256 hash, with a scope."""
+
+import hashlib
+import secrets
+
+from django.db import models
+from django.utils import timezone
+
+KEY_PREFIX = "hh_"
+
+
+def hash_key(key):
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+class Scope(models.TextChoices):
+    READ = "read", "read (GET only)"
+    WRITE = "write", "write (everything)"
+
+
+class ApiKeyQuerySet(models.QuerySet):
+    def active(self):
+        return self.filter(revoked_at__isnull=True)
+
+
+class ApiKey(models.Model):
+    name = models.CharField(max_length=200)
+    scope = models.CharField(max_length=8, choices=Scope.choices, default=Scope.WRITE)
+    prefix = models.CharField(max_length=16, editable=False, help_text="The key's first characters, to tell keys apart.")
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    objects = ApiKeyQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = "API key"
+
+    def __str__(self):
+        return f"{self.name} ({self.prefix}…)"
+
+    @classmethod
+    def issue(cls, name, scope=Scope.WRITE):
+        """Create a key; returns (api_key, the key in clear, which is never stored)."""
+        key = KEY_PREFIX + secrets.token_urlsafe(32)
+        api_key = cls.objects.create(name=name, scope=scope, prefix=key[:10], key_hash=hash_key(key))
+        return api_key, key
+
+    @classmethod
+    def authenticate(cls, key):
+        api_key = cls.objects.active().filter(key_hash=hash_key(key)).first()
+        if api_key is not None:
+            now = timezone.now()
+            # One write a minute at most: reads stay reads under load.
+            if api_key.last_used_at is None or (now - api_key.last_used_at).total_seconds() > 60:
+                cls.objects.filter(pk=api_key.pk).update(last_used_at=now)
+                api_key.last_used_at = now
+        return api_key
+
+    @property
+    def is_revoked(self):
+        return self.revoked_at is not None
+
+    def revoke(self):
+        self.revoked_at = timezone.now()
+        self.save(update_fields=["revoked_at"])
+
+    @property
+    def can_write(self):
+        return self.scope == Scope.WRITE

@@ -1,0 +1,63 @@
+"""The errors of API.md: a code, an HTTP status and a human sentence.
+
+The domain raises them; the API turns them into ``{"error": {"code", "message"}}``
+and the dashboard into a message for the person.
+"""
+
+
+class DomainError(Exception):
+    code = "invalid_input"
+    status = 400
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidInput(DomainError):
+    code, status = "invalid_input", 400
+
+
+class InvalidHistory(DomainError):
+    code, status = "invalid_history", 400
+
+
+class Forbidden(DomainError):
+    code, status = "forbidden", 403
+
+
+class SessionNotFound(DomainError):
+    code, status = "session_not_found", 404
+
+    def __init__(self, session_id):
+        super().__init__(f"Session {session_id!r} was not found.")
+
+
+class NotFound(DomainError):
+    code, status = "not_found", 404
+
+
+class SessionConflict(DomainError):
+    code, status = "session_conflict", 409
+
+
+class OperationConflict(DomainError):
+    code, status = "operation_conflict", 409
+
+    def __init__(self):
+        super().__init__("Session history operation was already applied with a different transaction.")
+
+
+class SuffixMismatch(DomainError):
+    code, status = "suffix_mismatch", 409
+
+    def __init__(self):
+        super().__init__("Session history suffix no longer matches the transaction precondition.")
+
+
+class ActionResultConflict(DomainError):
+    code, status = "action_result_conflict", 409
+
+
+class PayloadTooLarge(DomainError):
+    code, status = "payload_too_large", 413

@@ -1,0 +1,217 @@
+"""Sessions, their item log, the timeline projected from it, client actions
+and recorded history operations.
+
+JSON that agents send is kept as text (``historyhub.history.jsonvalues``), not
+in a JSON column: PostgreSQL's jsonb rejects ``\\u0000`` inside strings and
+normalises numbers and key order, and the log must give back what was stored.
+"""
+
+from django.db import models
+
+from historyhub.history import jsonvalues
+
+
+class SessionStatus(models.TextChoices):
+    ACTIVE = "active"
+    PAUSED = "paused"
+    COMPLETED = "completed"
+
+
+class RunStatus(models.TextChoices):
+    RUNNING = "running"
+    WAITING_FOR_SUBAGENT = "waiting_for_subagent"
+    WAITING_FOR_CLIENT_ACTION = "waiting_for_client_action"
+    PAUSED = "paused"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+class Session(models.Model):
+    id = models.CharField(primary_key=True, max_length=200)
+    agent = models.CharField(max_length=200)
+    name = models.CharField(max_length=500, blank=True, default="")
+    status = models.CharField(max_length=16, choices=SessionStatus.choices, default=SessionStatus.ACTIVE)
+    run_status = models.CharField(max_length=32, choices=RunStatus.choices, null=True, blank=True)
+    metadata_json = models.TextField(default="{}")
+    parent = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
+    )
+    parent_call_id = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    # Allocation and projection state, changed only under the session's row lock.
+    next_position = models.BigIntegerField(default=1)
+    epoch = models.IntegerField(default=0, help_text="Raised by each compaction; older epochs are archived.")
+    item_count = models.IntegerField(default=0, help_text="Items in the logical history.")
+    history_count = models.IntegerField(default=0, help_text="Timeline entries in the current epoch.")
+    waiting_count = models.IntegerField(default=0, help_text="Client actions waiting for a decision.")
+    usage_json = models.TextField(null=True, blank=True)
+    last_message = models.CharField(max_length=300, blank=True, default="")
+    version = models.BigIntegerField(default=0, help_text="Raised by every change; pollers compare it.")
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["-updated_at"], name="session_updated"),
+            models.Index(fields=["agent", "-updated_at"], name="session_agent_updated"),
+            models.Index(fields=["run_status", "-updated_at"], name="session_run_status_updated"),
+        ]
+
+    def __str__(self):
+        return self.name or self.id
+
+    @property
+    def metadata(self):
+        return jsonvalues.loads(self.metadata_json)
+
+    @property
+    def usage(self):
+        return jsonvalues.loads(self.usage_json) if self.usage_json else None
+
+
+class Item(models.Model):
+    """One entry of a session's item log, verbatim."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="items")
+    epoch = models.IntegerField()
+    position = models.BigIntegerField()
+    item_key = models.CharField(max_length=200, null=True, blank=True, help_text="The item's own id.")
+    kind = models.CharField(max_length=64, blank=True, default="")
+    role = models.CharField(max_length=32, blank=True, default="")
+    call_id = models.CharField(max_length=200, blank=True, default="")
+    injected = models.BooleanField(default=False)
+    received_at = models.DateTimeField()
+    data = models.TextField()
+    usage_json = models.TextField(null=True, blank=True)
+    undo_json = models.TextField(null=True, blank=True, help_text="How to take back what projecting it changed.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "position"], name="item_unique_position"),
+            # NULL keys are distinct, so items without an id never collide.
+            models.UniqueConstraint(fields=["session", "epoch", "item_key"], name="item_unique_key"),
+        ]
+        indexes = [models.Index(fields=["session", "epoch", "position"], name="item_log_order")]
+
+    def __str__(self):
+        return f"{self.session_id} #{self.position}"
+
+    @property
+    def value(self):
+        return jsonvalues.loads(self.data)
+
+
+class TimelineEntry(models.Model):
+    """A history item projected from the log (or from a client action)."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="timeline")
+    epoch = models.IntegerField()
+    seq = models.IntegerField(help_text="1-based rank within the epoch, dense, so pages need no OFFSET.")
+    order = models.BigIntegerField(help_text="The position that placed it.")
+    key = models.CharField(max_length=250)
+    type = models.CharField(max_length=32)
+    source_position = models.BigIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField()
+    data = models.TextField()
+    text = models.TextField(blank=True, default="", help_text="Message text, for search.")
+    changed_version = models.BigIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "epoch", "key"], name="timeline_unique_key"),
+        ]
+        indexes = [
+            models.Index(fields=["session", "epoch", "seq"], name="timeline_page"),
+            models.Index(fields=["session", "changed_version"], name="timeline_changes"),
+        ]
+        verbose_name_plural = "timeline entries"
+
+    def __str__(self):
+        return self.key
+
+    @property
+    def value(self):
+        return jsonvalues.loads(self.data)
+
+
+class ClientActionStatus(models.TextChoices):
+    WAITING = "waiting"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    EXPIRED = "expired"
+
+
+class ClientAction(models.Model):
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="client_actions")
+    call_id = models.CharField(max_length=200)
+    name = models.CharField(max_length=200)
+    arguments_json = models.TextField(default="{}")
+    description = models.TextField(blank=True, default="")
+    status = models.CharField(max_length=16, choices=ClientActionStatus.choices, default=ClientActionStatus.WAITING)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField(null=True, blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.CharField(max_length=200, blank=True, default="")
+    decision = models.CharField(max_length=16, blank=True, default="")
+    comment = models.TextField(blank=True, default="")
+    approved_arguments_json = models.TextField(null=True, blank=True)
+    output_json = models.TextField(null=True, blank=True)
+    is_error = models.BooleanField(null=True, blank=True)
+    epoch = models.IntegerField(default=0)
+    source_position = models.BigIntegerField(
+        null=True, blank=True, help_text="The log item that opened it; empty when opened through the API."
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "call_id"], name="client_action_unique_call"),
+        ]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="client_action_inbox"),
+            models.Index(fields=["status", "expires_at"], name="client_action_expiry"),
+            models.Index(fields=["session", "status"], name="client_action_session_status"),
+        ]
+        permissions = [("decide_clientaction", "Can approve or reject client actions")]
+
+    def __str__(self):
+        return f"{self.name} ({self.call_id})"
+
+    @property
+    def arguments(self):
+        return jsonvalues.loads(self.arguments_json)
+
+    @property
+    def approved_arguments(self):
+        return jsonvalues.loads(self.approved_arguments_json) if self.approved_arguments_json else None
+
+    @property
+    def output(self):
+        return jsonvalues.loads(self.output_json) if self.output_json else None
+
+    @property
+    def is_waiting(self):
+        return self.status == ClientActionStatus.WAITING
+
+
+class Operation(models.Model):
+    """An applied history transaction, so a retry is recognised."""
+
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="operations")
+    operation_id = models.CharField(max_length=200)
+    transaction_json = models.TextField()
+    applied_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["session", "operation_id"], name="operation_unique_id"),
+        ]
+
+    def __str__(self):
+        return self.operation_id
+
+    @property
+    def transaction(self):
+        return jsonvalues.loads(self.transaction_json)
+

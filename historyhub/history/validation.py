@@ -1,0 +1,99 @@
+"""Input rules of API.md "Conventions": ids, limits, pagination, metadata.
+
+Every check raises before anything is written, so bad input changes nothing.
+"""
+
+import re
+
+from django.conf import settings
+from ulid import ULID
+
+from historyhub.history import jsonvalues
+from historyhub.history.errors import InvalidInput, PayloadTooLarge
+
+SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}")
+PAGINATION_MESSAGE = "Pagination requires page >= 1 and pageSize between 1 and 100."
+MAX_ID_LENGTH = 200
+
+
+def new_session_id():
+    return f"ses_{ULID()}"
+
+
+def session_id(value, field="sessionId"):
+    if not isinstance(value, str) or not SESSION_ID.fullmatch(value):
+        raise InvalidInput(
+            f"{field} must be 1-200 characters of A-Z a-z 0-9 . _ : @ -, starting with a letter or digit."
+        )
+    return value
+
+
+def identifier(value, field):
+    """A caller-chosen id (operation, call, item): a string of 1-200 characters."""
+    if not isinstance(value, str) or not 1 <= len(value) <= MAX_ID_LENGTH:
+        raise InvalidInput(f"{field} must be a string of 1-200 characters.")
+    return value
+
+
+def items(values, field="items"):
+    """Checks a batch of items; returns each with its stored JSON text."""
+    if not isinstance(values, list):
+        raise InvalidInput(f"{field} must be an array of items.")
+    limit = settings.HISTORYHUB_MAX_ITEMS_PER_REQUEST
+    if len(values) > limit:
+        raise PayloadTooLarge(f"{field} holds {len(values)} items; at most {limit} are accepted per request.")
+    checked = []
+    for index, item in enumerate(values):
+        if not isinstance(item, dict):
+            raise InvalidInput(f"item at index {index} is not an object")
+        key = item.get("id")
+        if isinstance(key, str) and len(key) > MAX_ID_LENGTH:
+            raise InvalidInput(f"item at index {index} has an id longer than {MAX_ID_LENGTH} characters")
+        try:
+            text = jsonvalues.dumps(item)
+        except ValueError:
+            raise InvalidInput(f"item at index {index} is nested too deeply") from None
+        if len(text.encode("utf-8")) > settings.HISTORYHUB_MAX_ITEM_BYTES:
+            raise PayloadTooLarge(
+                f"item at index {index} is larger than {settings.HISTORYHUB_MAX_ITEM_BYTES} bytes serialised"
+            )
+        checked.append((item, text))
+    return checked
+
+
+def metadata(value):
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(
+        isinstance(entry, (str, int, float, bool)) or entry is None for entry in value.values()
+    ):
+        raise InvalidInput("metadata must be an object whose values are strings, numbers, booleans or null.")
+    return value
+
+
+def _whole_number(value):
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, str) and re.fullmatch(r"[0-9]{1,9}", value.strip()):
+        return int(value)
+    return None
+
+
+def pagination(page, page_size, default_size=50):
+    """(page, pageSize) from query values; anything out of range is the fixed 400."""
+    page = 1 if page in (None, "") else _whole_number(page)
+    page_size = default_size if page_size in (None, "") else _whole_number(page_size)
+    if page is None or page_size is None or page < 1 or not 1 <= page_size <= 100:
+        raise InvalidInput(PAGINATION_MESSAGE)
+    return page, page_size
+
+
+def choice(value, allowed, field, nullable=False):
+    if value is None and nullable:
+        return None
+    if value not in allowed:
+        names = ", ".join(allowed)
+        raise InvalidInput(f"{field} must be one of {names}{' or null' if nullable else ''}.")
+    return value

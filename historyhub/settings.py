@@ -1,0 +1,197 @@
+"""HistoryHub settings, driven by environment variables.
+
+Every variable is parsed strictly: a value that cannot be understood stops the
+process at start-up instead of being silently replaced by a default.
+"""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def envbool(name, default):
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    if value in ("True", "true", "1"):
+        return True
+    if value in ("False", "false", "0"):
+        return False
+    raise ImproperlyConfigured(f"{name} must be True or False, not {value!r}")
+
+
+def envint(name, default):
+    value = os.environ.get(name)
+    if value is None or value == "":
+        return default
+    try:
+        number = int(value)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}") from None
+    if number < 0:
+        raise ImproperlyConfigured(f"{name} must not be negative, not {value!r}")
+    return number
+
+
+def envlist(name, default):
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return [part.strip() for part in value.split(",") if part.strip()]
+
+
+DEBUG = envbool("DEBUG", False)
+
+SECRET_KEY = os.environ.get("SECRET_KEY", "")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured("SECRET_KEY is required when DEBUG is off")
+    SECRET_KEY = "insecure-development-key-only-used-with-DEBUG-on"
+
+ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "historyhub.history",
+    "historyhub.apikeys",
+    "historyhub.dashboard",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "historyhub.middleware.ContentSecurityPolicyMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "historyhub.middleware.ApiBodyLimitMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "historyhub.urls"
+WSGI_APPLICATION = "historyhub.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# Databases ------------------------------------------------------------------
+
+DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / "data"))
+DATABASE_URL = os.environ.get("DATABASE_URL") or f"sqlite:///{DATA_DIR / 'historyhub.sqlite3'}"
+try:
+    _database = dj_database_url.parse(DATABASE_URL)
+except ValueError as error:
+    raise ImproperlyConfigured(f"DATABASE_URL is not a database URL: {error}") from None
+
+if _database["ENGINE"] == "django.db.backends.sqlite3":
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    _database["OPTIONS"] = {
+        # WAL lets readers run beside the writer; IMMEDIATE takes the write lock
+        # when a transaction starts, so concurrent writers queue on the busy
+        # timeout instead of failing with "database is locked" on upgrade.
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 30,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+    }
+    # A file, not memory, so tests can share the database across processes
+    # and with the live server thread, the way production does.
+    _database["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
+elif _database["ENGINE"] == "django.db.backends.postgresql":
+    _database["CONN_MAX_AGE"] = 0
+    _database["OPTIONS"] = {"pool": {"min_size": 1, "max_size": envint("DATABASE_POOL_SIZE", 10)}}
+    if envbool("DATABASE_POOL_DISABLED", False):
+        _database["OPTIONS"] = {}
+else:
+    raise ImproperlyConfigured("DATABASE_URL must point at SQLite or PostgreSQL")
+
+DATABASES = {"default": _database}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Auth -----------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+
+# Internationalisation -------------------------------------------------------
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# Static files ---------------------------------------------------------------
+
+STATIC_URL = "/static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+
+# Security -------------------------------------------------------------------
+
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if envbool("BEHIND_HTTPS_PROXY", False) else None
+SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not DEBUG)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 0 if DEBUG else 31536000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
+SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+
+# HistoryHub limits (API.md "Conventions") -----------------------------------
+
+HISTORYHUB_MAX_BODY_BYTES = envint("HISTORYHUB_MAX_BODY_BYTES", 10 * 1024 * 1024)
+HISTORYHUB_MAX_ITEMS_PER_REQUEST = envint("HISTORYHUB_MAX_ITEMS_PER_REQUEST", 1000)
+HISTORYHUB_MAX_ITEM_BYTES = envint("HISTORYHUB_MAX_ITEM_BYTES", 1024 * 1024)
+# Django's own cap on request.body sits above ours so our 413 answers first.
+DATA_UPLOAD_MAX_MEMORY_SIZE = HISTORYHUB_MAX_BODY_BYTES + 1024
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+}
