@@ -1,11 +1,30 @@
-"""Cross-cutting HTTP concerns: the API's body limit and the CSP header."""
+"""Cross-cutting HTTP concerns: the health check, the API's body limit and the CSP header."""
 
 from django.conf import settings
+from django.db import connection
 from django.http import JsonResponse
 
 
 def error_response(code, message, status):
     return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
+class HealthCheckMiddleware:
+    """``/healthz`` answers before host validation and the HTTPS redirect, so a
+    container's own probe on 127.0.0.1 works; it is up when the database answers."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path != "/healthz":
+            return self.get_response(request)
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+        except Exception as error:  # any database failure means unhealthy
+            return JsonResponse({"status": "unavailable", "error": type(error).__name__}, status=503)
+        return JsonResponse({"status": "ok"})
 
 
 class ApiBodyLimitMiddleware:

@@ -1,0 +1,29 @@
+# Production image: gunicorn behind your TLS proxy, static files by whitenoise.
+FROM python:3.12-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PATH="/opt/venv/bin:$PATH" \
+    DATA_DIR=/data
+
+RUN python -m venv /opt/venv
+COPY requirements.txt /app/requirements.txt
+RUN pip install --no-cache-dir -r /app/requirements.txt
+
+WORKDIR /app
+COPY manage.py ./
+COPY bin ./bin
+COPY historyhub ./historyhub
+COPY templates ./templates
+COPY static ./static
+# collectstatic only reads files; this key never reaches a running container.
+RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
+
+RUN useradd --system --uid 10001 --home-dir /app historyhub \
+    && mkdir -p /data && chown historyhub /data
+USER historyhub
+VOLUME ["/data"]
+EXPOSE 8000
+
+HEALTHCHECK --interval=30s --timeout=6s --start-period=20s --retries=3 CMD ["python", "bin/healthcheck"]
+CMD ["bin/start"]

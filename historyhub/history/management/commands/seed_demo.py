@@ -1,0 +1,38 @@
+from django.contrib.auth.models import Group, Permission, User
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from historyhub.apikeys.models import ApiKey
+from historyhub.history.demo_data import write_demo
+
+DEMO_USERNAME = "demo"
+DEMO_PASSWORD = "demo-password"
+DEMO_KEY_NAME = "demo key (seed_demo)"
+
+
+class Command(BaseCommand):
+    help = "Load demo sessions, the Approvers group, a demo login and a fresh demo API key. Safe to run twice."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--quiet-credentials", action="store_true", help="Do not print the login and key.")
+
+    def handle(self, *args, quiet_credentials=False, **options):
+        write_demo()
+        with transaction.atomic():
+            approvers, _ = Group.objects.get_or_create(name="Approvers")
+            approvers.permissions.add(Permission.objects.get(codename="decide_clientaction"))
+            user, created = User.objects.get_or_create(username=DEMO_USERNAME, defaults={"is_staff": True})
+            if created:
+                user.set_password(DEMO_PASSWORD)
+                user.save()
+            user.groups.add(approvers)
+            # The key is shown only when made, so each run replaces the last demo key.
+            ApiKey.objects.filter(name=DEMO_KEY_NAME).delete()
+            _, key = ApiKey.issue(DEMO_KEY_NAME, "write")
+        if not quiet_credentials:
+            self.stdout.write(
+                "\nHistoryHub demo is ready.\n"
+                f"  Dashboard login: {DEMO_USERNAME} / {DEMO_PASSWORD}  (an approver)\n"
+                f"  Demo API key:    {key}\n"
+                "  Open http://127.0.0.1:8000/\n"
+            )

@@ -1,0 +1,38 @@
+from django.contrib.auth.models import User
+from django.core.management import call_command
+
+from historyhub.apikeys.models import ApiKey
+from historyhub.history.models import ClientAction, Item, Session, TimelineEntry
+
+
+def counts():
+    return {model.__name__: model.objects.count() for model in (Session, Item, TimelineEntry, ClientAction)}
+
+
+def test_the_demo_shows_every_feature(db):
+    call_command("seed_demo", quiet_credentials=True)
+    assert Session.objects.count() >= 20
+    assert Session.objects.values("agent").distinct().count() >= 3
+    waiting = ClientAction.objects.get(call_id="call_123", status="waiting")
+    assert waiting.name == "request_human_approval" and waiting.arguments == {"amount": 750, "currency": "USD"}
+    assert Session.objects.filter(parent__isnull=False).exists()
+    assert Session.objects.filter(epoch__gt=0).exists()
+    assert Session.objects.filter(item_count__gte=500).exists()
+    for kind in ("action", "skill", "evaluation", "subagent", "session_completed", "client_action"):
+        assert TimelineEntry.objects.filter(type=kind).exists(), kind
+    media = {part["type"] for entry in TimelineEntry.objects.filter(type="message") for part in entry.value["content"]}
+    assert {"image", "audio", "file"} <= media
+
+
+def test_running_it_twice_duplicates_nothing(db):
+    call_command("seed_demo", quiet_credentials=True)
+    first = counts()
+    call_command("seed_demo", quiet_credentials=True)
+    assert counts() == first
+    assert User.objects.filter(username="demo").count() == 1
+    assert ApiKey.objects.filter(name__startswith="demo key").count() == 1
+
+
+def test_the_demo_login_is_an_approver(db):
+    call_command("seed_demo", quiet_credentials=True)
+    assert User.objects.get(username="demo").has_perm("history.decide_clientaction")
