@@ -118,7 +118,8 @@ class TimelineEntry(models.Model):
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["session", "epoch", "key"], name="timeline_unique_key"),
+            # Key first after the session: entries are looked up by key across epochs.
+            models.UniqueConstraint(fields=["session", "key", "epoch"], name="timeline_unique_key"),
         ]
         indexes = [
             models.Index(fields=["session", "epoch", "seq"], name="timeline_page"),
