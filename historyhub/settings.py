@@ -121,9 +121,10 @@ if _database["ENGINE"] == "django.db.backends.sqlite3":
         "timeout": 30,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
     }
-    # A file, not memory, so tests can share the database across processes
-    # and with the live server thread, the way production does.
-    _database["TEST"] = {"NAME": str(DATA_DIR / "test.sqlite3")}
+    # A file, not memory, so a test can share the database with the processes
+    # it forks and the live server thread, the way production does; one file
+    # per test run, so runs side by side do not delete each other's.
+    _database["TEST"] = {"NAME": str(DATA_DIR / f"test-{os.getpid()}.sqlite3")}
 elif _database["ENGINE"] == "django.db.backends.postgresql":
     _database["CONN_MAX_AGE"] = 0
     _database["OPTIONS"] = {"pool": {"min_size": 1, "max_size": envint("DATABASE_POOL_SIZE", 10)}}
