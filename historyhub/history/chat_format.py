@@ -26,9 +26,10 @@ def validate(messages):
             raise InvalidHistory(f'message at index {index} has unknown role "{shown}"')
         if role == "system" and index != 0:
             raise InvalidHistory(f"unexpected system message at index {index}")
-        if role == "tool" and message.get("tool_call_id") not in call_ids:
-            shown = message.get("tool_call_id")
-            raise InvalidHistory(f'orphaned tool_call_id "{shown if isinstance(shown, str) else json.dumps(shown)}"')
+        call_id = message.get("tool_call_id")
+        if role == "tool" and not (isinstance(call_id, str) and call_id in call_ids):
+            shown = call_id if isinstance(call_id, str) else json.dumps(call_id)
+            raise InvalidHistory(f'orphaned tool_call_id "{shown}"')
         calls = message.get("tool_calls") if role == "assistant" else None
         for call in calls if isinstance(calls, list) else []:
             if isinstance(call, dict) and isinstance(call.get("id"), str):

@@ -4,6 +4,8 @@ The API's result and decision endpoints, the dashboard's Approve and Reject
 buttons and the admin's actions all resolve through ``resolve`` here.
 """
 
+import time
+
 from django.db import transaction
 from django.utils import timezone
 
@@ -13,6 +15,8 @@ from historyhub.history.models import ClientAction, ClientActionStatus, Session
 from historyhub.history.projection import Projection
 
 DECISIONS = ("approve", "reject")
+# How often a waiting reader looks again: a decision shows within this much.
+POLL_SECONDS = 0.15
 
 
 def open_action(session_id, *, call_id, name, arguments, description="", expires_at=None):
@@ -25,6 +29,7 @@ def open_action(session_id, *, call_id, name, arguments, description="", expires
         description = ""
     if not isinstance(description, str):
         raise InvalidInput("description must be a string.")
+    validation.text(description, "description")
     if expires_at is not None:
         expires_at = dialects.parse_timestamp(expires_at)
         if expires_at is None:
@@ -65,6 +70,23 @@ def get(session_id, call_id):
     return action
 
 
+def wait_for_resolution(session_id, call_id, seconds):
+    """The action as soon as it is no longer waiting, or as it is after ``seconds``.
+
+    Each look is its own autocommit query, outside any transaction, so a
+    decision committed by another request or process becomes visible.
+    """
+    deadline = time.monotonic() + seconds
+    action = get(session_id, call_id)
+    while action.is_waiting:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        time.sleep(min(POLL_SECONDS, remaining))
+        action = get(session_id, call_id)
+    return action
+
+
 def waiting_and_resolved(status=None, agent=None, session_id=None):
     """Client actions across sessions, oldest first."""
     expire_overdue()
@@ -95,6 +117,7 @@ def decide(session_id, call_id, *, decision, comment="", arguments=None, resolve
     comment = comment or ""
     if not isinstance(comment, str):
         raise InvalidInput("comment must be a string.")
+    validation.text(comment, "comment")
     if arguments is not None and not isinstance(arguments, dict):
         raise InvalidInput("arguments must be an object.")
     if decision == "reject":

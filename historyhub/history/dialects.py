@@ -6,7 +6,9 @@ Pure functions over one item; nothing here touches the database.
 
 import json
 import mimetypes
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
+
+from historyhub.history import jsonvalues
 
 TEXT_PART_TYPES = {"text", "input_text", "output_text"}
 MEDIA_PART_TYPES = {"image", "audio", "video", "url"}
@@ -14,6 +16,7 @@ MEDIA_PART_TYPES = {"image", "audio", "video", "url"}
 OUTPUT_TYPES = {"function_call_output", "function_call_result"}
 NOT_HOSTED_CALLS = {"function_call", "mcp_approval_request", "mcp_approval_response"}
 ORCHA_PASSTHROUGH_TYPES = {"skill", "evaluation", "session_completed"}
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def item_key(item):
@@ -38,11 +41,17 @@ def role(item):
 
 
 def call_id(item):
+    """The call the item makes or answers, as the log keeps it beside the item."""
     for field in ("call_id", "callId", "tool_call_id"):
         value = item.get(field)
         if isinstance(value, str) and value:
-            return value
+            return stored_call_id(value)
     return ""
+
+
+def stored_call_id(value):
+    """A call id as a 200-character text column holds it, so calls and outputs pair up by it."""
+    return jsonvalues.column_text(value)[:200]
 
 
 def is_output(kind):
@@ -137,13 +146,17 @@ def parse_arguments(value):
     """Tool arguments as an object: JSON strings are parsed, anything else is kept."""
     if isinstance(value, str):
         try:
-            parsed = json.loads(value)
-        except ValueError:
+            parsed = json.loads(value, parse_constant=_not_json)
+        except (ValueError, RecursionError):
             return {"input": value} if value else {}
         return parsed if isinstance(parsed, dict) else {"input": parsed}
     if isinstance(value, dict):
         return value
     return {} if value is None else {"input": value}
+
+
+def _not_json(constant):
+    raise ValueError(f"{constant} is not JSON")
 
 
 def output_is_error(item):
@@ -183,11 +196,10 @@ def parse_timestamp(value):
         return None
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
-    except ValueError:
+        return parsed.astimezone(timezone.utc) if parsed.tzinfo is not None else None
+    except (ValueError, OverflowError):
+        # Not ISO 8601, or a moment that UTC cannot express (before year 1 or after 9999).
         return None
-    if parsed.tzinfo is None:
-        return None
-    return parsed.astimezone(timezone.utc)
 
 
 def item_created_at(item, received_at):
@@ -200,17 +212,17 @@ def item_timestamp_ms(item, received_at):
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
         return int(value)
     moment = parse_timestamp(value) or item_created_at(item, received_at)
-    return int(moment.timestamp() * 1000)
+    # Counted in whole milliseconds: float seconds * 1000 can land just below.
+    return (moment - EPOCH) // timedelta(milliseconds=1)
 
 
 def format_time(moment):
     """ISO 8601 in UTC with Z; milliseconds only when there are some."""
     if moment is None:
         return None
-    moment = moment.astimezone(timezone.utc)
-    if moment.microsecond:
-        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
-    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+    # isoformat, unlike strftime, writes years before 1000 with four digits.
+    moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment.isoformat(timespec="milliseconds" if moment.microsecond else "seconds") + "Z"
 
 
 USAGE_FIELDS = ("inputTokens", "outputTokens", "reasoningTokens", "cacheReadTokens", "cacheWriteTokens")

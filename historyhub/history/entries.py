@@ -77,6 +77,9 @@ def inject(session_id, content, entry_id=None):
         session = Session.objects.get(pk=session_id)
         row = Item.objects.filter(session=session, epoch=session.epoch, injected=True)
         row = (row.filter(item_key=entry_id) if entry_id else row).order_by("-position").first()
+        if row is None:
+            # The id was taken by an item of the log that is not an injection: nothing was stored.
+            raise InvalidInput(f"id {entry_id!r} already names an item that is not an injection.")
     return injection(session_id, row, row.value)
 
 

@@ -31,6 +31,8 @@ _INSERT_COLUMNS = (
 def append(session_id, items, agent=None, injected=False):
     """Append items idempotently; returns ([inserted, …], itemCount)."""
     validation.session_id(session_id)
+    if agent:
+        validation.identifier(agent, "agent")
     checked = validation.items(items)
     with transaction.atomic():
         session = sessions.lock_or_create(session_id, agent or "default")
@@ -56,9 +58,9 @@ def store(session, checked_items, injected=False):
             epoch=session.epoch,
             position=session.next_position + len(pending),
             item_key=key,
-            kind=dialects.item_type(item)[:64],
-            role=dialects.role(item)[:32],
-            call_id=dialects.call_id(item)[:200],
+            kind=jsonvalues.column_text(dialects.item_type(item))[:64],
+            role=jsonvalues.column_text(dialects.role(item))[:32],
+            call_id=dialects.call_id(item),
             injected=injected,
             received_at=now,
             data=text,
@@ -133,8 +135,10 @@ def pop_newest(session):
         TimelineEntry.objects.filter(session=session, epoch=session.epoch, seq=seq).delete()
         TimelineEntry.objects.filter(session=session, epoch=session.epoch, seq__gt=seq).update(seq=F("seq") - 1)
         session.history_count -= 1
-    for key, data in reversed(undo.get("rows", [])):
-        TimelineEntry.objects.filter(session=session, key=key).update(data=data, changed_version=session.version)
+    for key, epoch, data in reversed(undo.get("rows", [])):
+        TimelineEntry.objects.filter(session=session, epoch=epoch, key=key).update(
+            data=data, changed_version=session.version
+        )
 
     opened = ClientAction.objects.filter(session=session, epoch=session.epoch, source_position=row.position)
     session.waiting_count -= opened.filter(status=ClientActionStatus.WAITING).count()
@@ -185,6 +189,8 @@ def clear(session_id):
 def replace(session_id, items, agent=None):
     """The logical history becomes exactly these items (truncation); returns itemCount."""
     validation.session_id(session_id)
+    if agent:
+        validation.identifier(agent, "agent")
     checked = validation.items(items)
     with transaction.atomic():
         session = sessions.lock_or_create(session_id, agent or "default")
@@ -218,12 +224,15 @@ def compact(session_id, items):
         raise InvalidInput('items[0] must be an item of type "compaction".')
     with transaction.atomic():
         session = sessions.lock_or_create(session_id, "default")
-        current = [row.value for row in Item.objects.filter(session=session, epoch=session.epoch).order_by("position")]
-        if jsonvalues.equal(current, [item for item, _ in checked]):
+        if session.item_count == len(checked) and jsonvalues.equal(
+            [row.value for row in logical_rows(session)], [item for item, _ in checked]
+        ):
             return False, session.item_count
         session.version += 1
         session.epoch += 1
         session.item_count = 0
+        # Usage sums the logical history, which starts again here.
+        session.usage_json = None
         # Waiting actions opened through the API stay in view; the rest is archived.
         TimelineEntry.objects.filter(
             session=session,
@@ -266,8 +275,9 @@ def refresh_last_message(session):
 
 
 def _stored_usage(session):
+    """The usage of the logical history's items, summed."""
     total = None
-    for usage_json in Item.objects.filter(session=session, usage_json__isnull=False).values_list(
+    for usage_json in Item.objects.filter(session=session, epoch=session.epoch, usage_json__isnull=False).values_list(
         "usage_json", flat=True
     ):
         total = dialects.add_usage(total, jsonvalues.loads(usage_json))
@@ -299,7 +309,7 @@ def iter_item_texts(session_id, limit=None):
     The upper bound is fixed when reading starts, so a writer appending while
     the answer streams does not make it longer than the history was.
     """
-    session = Session.objects.filter(pk=session_id).only("epoch").first()
+    session = Session.objects.filter(pk=session_id).only("epoch", "item_count").first()
     if session is None or limit == 0:
         return
     rows = Item.objects.filter(session=session, epoch=session.epoch)
@@ -307,7 +317,9 @@ def iter_item_texts(session_id, limit=None):
     if bounds["last"] is None:
         return
     after = 0
-    if limit is not None:
+    # A limit of at least the item count means every item; the database is not
+    # asked for an offset that may not fit its integers.
+    if limit is not None and limit < session.item_count:
         start = rows.order_by("-position").values_list("position", flat=True)[limit - 1:limit]
         after = start[0] - 1 if start else 0
     while True:

@@ -2,23 +2,32 @@
 
 Values are stored as compact JSON text. ``json.dumps`` escapes every control
 character (``\\u0000`` included), so the text is always safe for a PostgreSQL
-text column; lone surrogates, which UTF-8 cannot carry, fall back to ASCII
-escapes. Integers keep every digit because Python's json never rounds them.
+text column; lone surrogates, which UTF-8 cannot carry, are written as ASCII
+escapes, and the rest of the text stays readable and searchable. Integers keep
+every digit because Python's json never rounds them.
+
+Strings kept outside JSON (ids, names, search text) are plain text columns,
+which hold neither NUL nor lone surrogates: ``is_column_text`` says whether a
+caller's string can be kept exactly, ``column_text`` makes a derived one fit.
 """
 
 import json
+import re
+
+# Code points UTF-8 cannot carry: what json.loads makes of an unpaired "\ud800" escape.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_NOT_COLUMN_TEXT = re.compile("[\x00\ud800-\udfff]")
 
 
 def dumps(value):
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except RecursionError:
-        raise ValueError("nested too deeply") from None
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        text = json.dumps(value, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-    return text
+        raise ValueError("is nested too deeply") from None
+    except ValueError:
+        raise ValueError("holds a number JSON cannot carry (NaN, Infinity or too many digits)") from None
+    # A surrogate can only stand inside a string, where its escape reads back the same.
+    return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def loads(text):
@@ -46,3 +55,17 @@ def equal(a, b):
 def size(value):
     """Bytes of the value serialised as UTF-8 JSON."""
     return len(dumps(value).encode("utf-8"))
+
+
+def is_column_text(value):
+    """Whether a text column can keep the string exactly."""
+    return _NOT_COLUMN_TEXT.search(value) is None
+
+
+def column_text(value):
+    """A derived string as a text column can hold it: NUL and lone surrogates become U+FFFD.
+
+    Only for what is kept beside the JSON (search text, previews, keys, names
+    read from items); the item's JSON keeps the exact value.
+    """
+    return _NOT_COLUMN_TEXT.sub("\ufffd", value)

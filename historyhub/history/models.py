@@ -33,6 +33,7 @@ class Session(models.Model):
     status = models.CharField(max_length=16, choices=SessionStatus.choices, default=SessionStatus.ACTIVE)
     run_status = models.CharField(max_length=32, choices=RunStatus.choices, null=True, blank=True)
     metadata_json = models.TextField(default="{}")
+    metadata_text = models.TextField(blank=True, default="", help_text="The metadata values, for search.")
     parent = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
     )
@@ -63,6 +64,15 @@ class Session(models.Model):
     @property
     def metadata(self):
         return jsonvalues.loads(self.metadata_json)
+
+    @metadata.setter
+    def metadata(self, value):
+        self.metadata_json = jsonvalues.dumps(value)
+        # Values only: a search for a key or for JSON punctuation should not match.
+        self.metadata_text = "\n".join(
+            jsonvalues.column_text(entry if isinstance(entry, str) else jsonvalues.dumps(entry))
+            for entry in value.values()
+        )
 
     @property
     def usage(self):

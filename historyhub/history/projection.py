@@ -6,6 +6,8 @@ change together. Each log item records in ``undo_json`` how to take back what
 it changed in rows it did not create, so ``pop`` can restore them exactly.
 """
 
+from datetime import timedelta
+
 from django.db import IntegrityError, transaction
 
 from historyhub.history import dialects, jsonvalues
@@ -84,7 +86,8 @@ class Projection:
 
     def add_row(self, key, kind, data, created_at, order, source_position=None, text=""):
         """A new timeline entry at the end of the current epoch; an id already used is left alone."""
-        existing = self.row(key)
+        # A message's key names its position, which no earlier entry can have.
+        existing = None if kind == "message" else self.row(key)
         if existing is not None and existing.epoch == self.session.epoch:
             return None
         self.session.history_count += 1
@@ -110,7 +113,7 @@ class Projection:
         if entry is None:
             return None
         if self._undo is not None and entry.source_position != self._position:
-            self._undo.setdefault("rows", []).append([key, entry.data])
+            self._undo.setdefault("rows", []).append([key, entry.epoch, entry.data])
         data = entry.value
         data.update(changes)
         for field in remove:
@@ -214,14 +217,15 @@ class Projection:
             return
         content = dialects.message_content(item)
         if content:
-            text = dialects.message_text(item)
+            # Search text and preview only; the content above keeps the exact text.
+            text = jsonvalues.column_text(dialects.message_text(item))
             self.add_row(f"message:{log_item.position}", "message", {"role": role, "content": content},
                          created_at, log_item.position, log_item.position, text)
             self.session.last_message = (text or f"[{content[0]['type']}]")[:PREVIEW_LENGTH]
         for call in item.get("tool_calls") or []:
             if isinstance(call, dict) and isinstance(call.get("id"), str) and call["id"]:
                 function = call.get("function") if isinstance(call.get("function"), dict) else {}
-                self._add_action(log_item, call["id"], function.get("name") or "tool",
+                self._add_action(log_item, dialects.stored_call_id(call["id"]), function.get("name") or "tool",
                                  dialects.parse_arguments(function.get("arguments")), "running", created_at)
 
     def _add_action(self, log_item, call_id, name, arguments, status, created_at, **extra):
@@ -251,7 +255,8 @@ class Projection:
         entry = self.row(f"action:{log_item.call_id}") if log_item.call_id else None
         if entry is None:
             return
-        duration = max(0, int((created_at - entry.created_at).total_seconds() * 1000))
+        # Whole milliseconds counted exactly; float seconds * 1000 can land just below.
+        duration = max(0, (created_at - entry.created_at) // timedelta(milliseconds=1))
         output = item.get("output", item.get("content"))
         status = "failed" if dialects.output_is_error(item) else "completed"
         self.change_row(entry.key, {"status": status, "durationMs": duration, "output": output})
@@ -261,21 +266,25 @@ class Projection:
     def _apply_mcp_request(self, log_item, item, created_at):
         call_id = dialects.item_key(item)
         if call_id:
-            self.open_client_action(call_id, item.get("name") or "mcp_tool",
+            self.open_client_action(call_id, _item_text(item, "name", "mcp_tool")[:200],
                                     dialects.parse_arguments(item.get("arguments")),
-                                    description=str(item.get("server_label") or ""), created_at=created_at,
+                                    description=_item_text(item, "server_label"), created_at=created_at,
                                     order=log_item.position, source_position=log_item.position)
 
     def _apply_mcp_response(self, log_item, item, created_at):
         request_id = item.get("approval_request_id")
-        action = ClientAction.objects.filter(session=self.session, call_id=request_id, status="waiting").first()
+        if not isinstance(request_id, str):
+            return
+        action = ClientAction.objects.filter(
+            session=self.session, call_id=dialects.stored_call_id(request_id), status="waiting"
+        ).first()
         if action is not None:
             approve = item.get("approve") is True
             self.resolve_client_action(
                 action,
                 status=ClientActionStatus.APPROVED if approve else ClientActionStatus.REJECTED,
                 decision="approve" if approve else "reject",
-                comment=str(item.get("reason") or ""),
+                comment=_item_text(item, "reason"),
                 resolved_by="agent",
                 resolved_at=created_at,
             )
@@ -285,12 +294,21 @@ class Projection:
             return
         status = item.get("status")
         if status in (None, "waiting"):
-            self.open_client_action(log_item.call_id, item.get("name") or "client_action",
+            self.open_client_action(log_item.call_id, _item_text(item, "name", "client_action")[:200],
                                     dialects.parse_arguments(item.get("arguments")),
-                                    description=str(item.get("description") or ""), created_at=created_at,
+                                    description=_item_text(item, "description"), created_at=created_at,
                                     order=log_item.position, source_position=log_item.position)
         else:
-            self._apply_passthrough(log_item, item, created_at, key=f"client-action:{log_item.call_id}")
+            # Already settled when it was written: shown like a resolved client action.
+            data = {
+                field: value for field, value in item.items() if field not in ("id", "type", "createdAt", "arguments")
+            }
+            if status in ACTION_ROW_STATUS:
+                name = item.get("name") if isinstance(item.get("name"), str) else "client_action"
+                data["status"] = ACTION_ROW_STATUS[status]
+                data.setdefault("summary", client_action_summary(name, status))
+            self.add_row(f"client-action:{log_item.call_id}", "client_action", data, created_at, log_item.position,
+                         log_item.position)
 
     def _apply_subagent(self, log_item, item, created_at):
         if log_item.call_id:
@@ -312,6 +330,12 @@ class Projection:
         "client_action": _apply_orcha_client_action,
         "subagent": _apply_subagent,
     }
+
+
+def _item_text(item, field, default=""):
+    """A string field of an item for a text column of ours; the item keeps the exact value."""
+    value = item.get(field)
+    return jsonvalues.column_text(value) if isinstance(value, str) and value else default
 
 
 def _usage_json(usage):

@@ -60,6 +60,8 @@ def ensure(*, agent, session_id=None, name=None, metadata=None, parent_session_i
     metadata = validation.metadata(metadata)
     if name is not None and not isinstance(name, str):
         raise InvalidInput("name must be a string.")
+    if name is not None:
+        validation.text(name, "name")
     if (parent_session_id is None) != (parent_call_id is None):
         raise InvalidInput("parentSessionId and parentCallId go together.")
     if parent_call_id is not None:
@@ -72,10 +74,10 @@ def ensure(*, agent, session_id=None, name=None, metadata=None, parent_session_i
             id=session_id,
             agent=agent,
             name=(name or "")[:500],
-            metadata_json=jsonvalues.dumps(metadata),
             parent=parent,
             parent_call_id=parent_call_id or "",
         )
+        session.metadata = metadata
         try:
             with transaction.atomic():
                 session.save(force_insert=True)
@@ -108,11 +110,11 @@ def update(session_id, changes):
         if "name" in changes:
             if not isinstance(changes["name"], str):
                 raise InvalidInput("name must be a string.")
-            session.name = changes["name"][:500]
+            session.name = validation.text(changes["name"], "name")[:500]
             fields.append("name")
         if "metadata" in changes:
-            session.metadata_json = jsonvalues.dumps(validation.metadata(changes["metadata"]))
-            fields.append("metadata_json")
+            session.metadata = validation.metadata(changes["metadata"])
+            fields += ["metadata_json", "metadata_text"]
         if "status" in changes:
             session.status = validation.choice(changes["status"], SessionStatus.values, "status")
             fields.append("status")
@@ -155,7 +157,7 @@ def search(*, agent=None, status=None, run_status=None, q=None, waiting=None):
             Q(id__icontains=q)
             | Q(name__icontains=q)
             | Q(agent__icontains=q)
-            | Q(metadata_json__icontains=q)
+            | Q(metadata_text__icontains=q)
             | Exists(mentions)
         )
     return sessions.order_by("-updated_at", "id")

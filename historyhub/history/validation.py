@@ -32,6 +32,13 @@ def identifier(value, field):
     """A caller-chosen id (operation, call, item): a string of 1-200 characters."""
     if not isinstance(value, str) or not 1 <= len(value) <= MAX_ID_LENGTH:
         raise InvalidInput(f"{field} must be a string of 1-200 characters.")
+    return text(value, field)
+
+
+def text(value, field):
+    """A caller's string kept in a text column, which cannot hold NUL or lone surrogates exactly."""
+    if not jsonvalues.is_column_text(value):
+        raise InvalidInput(f"{field} must not contain NUL characters or unpaired surrogates.")
     return value
 
 
@@ -49,15 +56,17 @@ def items(values, field="items"):
         key = item.get("id")
         if isinstance(key, str) and len(key) > MAX_ID_LENGTH:
             raise InvalidInput(f"item at index {index} has an id longer than {MAX_ID_LENGTH} characters")
+        if isinstance(key, str) and not jsonvalues.is_column_text(key):
+            raise InvalidInput(f"item at index {index} has an id with a NUL character or an unpaired surrogate")
         try:
-            text = jsonvalues.dumps(item)
-        except ValueError:
-            raise InvalidInput(f"item at index {index} is nested too deeply") from None
-        if len(text.encode("utf-8")) > settings.HISTORYHUB_MAX_ITEM_BYTES:
+            stored = jsonvalues.dumps(item)
+        except ValueError as error:
+            raise InvalidInput(f"item at index {index} {error}") from None
+        if len(stored.encode("utf-8")) > settings.HISTORYHUB_MAX_ITEM_BYTES:
             raise PayloadTooLarge(
                 f"item at index {index} is larger than {settings.HISTORYHUB_MAX_ITEM_BYTES} bytes serialised"
             )
-        checked.append((item, text))
+        checked.append((item, stored))
     return checked
 
 
@@ -68,6 +77,10 @@ def metadata(value):
         isinstance(entry, (str, int, float, bool)) or entry is None for entry in value.values()
     ):
         raise InvalidInput("metadata must be an object whose values are strings, numbers, booleans or null.")
+    try:
+        jsonvalues.dumps(value)
+    except ValueError as error:
+        raise InvalidInput(f"metadata {error}.") from None
     return value
 
 

@@ -1,0 +1,290 @@
+"""The history endpoints of API.md: parse the request, call the domain, shape the answer."""
+
+from typing import Annotated
+
+from django.http import StreamingHttpResponse
+from ninja import Path, Query, Router, Status
+
+from historyhub.apikeys.auth import resolved_by
+from historyhub.history import (
+    chat_format,
+    client_actions,
+    entries,
+    history_pages,
+    item_log,
+    sessions,
+    transactions,
+    validation,
+)
+from historyhub.history.schemas import (
+    SESSION_ID_PATTERN,
+    WITHOUT_NUL,
+    Appended,
+    ClientActionFilters,
+    ClientActionIn,
+    ClientActionOut,
+    ClientActionPage,
+    Compacted,
+    CompactionIn,
+    DecisionIn,
+    EntryList,
+    Error,
+    HistoryPage,
+    HistoryQuery,
+    InjectionEntry,
+    InjectionIn,
+    ItemCount,
+    ItemList,
+    ItemsAppend,
+    ItemsQuery,
+    ItemsReplace,
+    MessageList,
+    MessagesIn,
+    Popped,
+    ResponseLookup,
+    ResultIn,
+    SessionFilters,
+    SessionIn,
+    SessionPage,
+    SessionPatch,
+    SessionSnapshot,
+    TransactionIn,
+    TransactionOut,
+    WaitQuery,
+)
+
+router = Router(tags=["history"])
+
+SessionId = Annotated[str, Path(alias="sessionId", pattern=SESSION_ID_PATTERN)]
+CallId = Annotated[str, Path(alias="callId", max_length=validation.MAX_ID_LENGTH, pattern=WITHOUT_NUL)]
+MessageId = Annotated[str, Path(alias="messageId", max_length=validation.MAX_ID_LENGTH, pattern=WITHOUT_NUL)]
+
+
+def errors(*statuses):
+    """The error responses an endpoint declares; every one is an Error body."""
+    return {status: Error for status in (400, 401, *statuses)}
+
+
+# Sessions ----------------------------------------------------------------------
+
+
+@router.post("/sessions", response={201: SessionSnapshot, 200: SessionSnapshot, **errors(403, 404, 409, 413)})
+def create_session(request, body: SessionIn):
+    """Create a session; the same sessionId and agent again returns the existing one (200)."""
+    session, created = sessions.ensure(
+        agent=body.agent,
+        session_id=body.sessionId,
+        name=body.name,
+        metadata=body.metadata,
+        parent_session_id=body.parentSessionId,
+        parent_call_id=body.parentCallId,
+    )
+    return Status(201 if created else 200, sessions.snapshot(session))
+
+
+@router.get("/sessions", response={200: SessionPage, **errors()})
+def list_sessions(request, filters: Query[SessionFilters]):
+    """Sessions, most recently updated first."""
+    page, page_size = validation.pagination(filters.page, filters.pageSize)
+    found = sessions.search(agent=filters.agent, status=filters.status, run_status=filters.runStatus, q=filters.q)
+    rows, total, has_more = sessions.page_of(sessions.with_snapshot_relations(found), page, page_size)
+    return {
+        "items": [sessions.snapshot(session) for session in rows],
+        "page": page,
+        "pageSize": page_size,
+        "total": total,
+        "hasMore": has_more,
+    }
+
+
+@router.get("/sessions/{sessionId}", response={200: SessionSnapshot, **errors(404)})
+def get_session(request, session_id: SessionId):
+    return sessions.snapshot(sessions.get(session_id))
+
+
+@router.patch("/sessions/{sessionId}", response={200: SessionSnapshot, **errors(403, 404, 413)})
+def update_session(request, session_id: SessionId, body: SessionPatch):
+    """Change only the fields sent."""
+    return sessions.snapshot(sessions.update(session_id, body.model_dump(exclude_unset=True)))
+
+
+@router.delete("/sessions/{sessionId}", response={204: None, **errors(403, 404)})
+def delete_session(request, session_id: SessionId):
+    """Delete the session and everything it owns."""
+    sessions.delete(session_id)
+    return Status(204, None)
+
+
+@router.get("/sessions/{sessionId}/history", response={200: HistoryPage, **errors(404)})
+def get_history(request, session_id: SessionId, query: Query[HistoryQuery]):
+    """The timeline, newest page first, chronological within a page."""
+    return history_pages.history(session_id, query.page, query.pageSize)
+
+
+# The agent SDK session protocol --------------------------------------------------
+
+
+@router.get("/sessions/{sessionId}/items", response={200: ItemList, **errors()})
+def list_items(request, session_id: SessionId, query: Query[ItemsQuery]):
+    """The logical history verbatim, streamed from the stored texts without parsing them."""
+    texts = item_log.iter_item_texts(session_id, limit=query.limit)
+    return StreamingHttpResponse(_json_items(texts), content_type="application/json")
+
+
+def _json_items(texts):
+    yield '{"items":['
+    for index, text in enumerate(texts):
+        yield text if index == 0 else "," + text
+    yield "]}"
+
+
+@router.post("/sessions/{sessionId}/items", response={200: Appended, **errors(403, 413)})
+def append_items(request, session_id: SessionId, body: ItemsAppend):
+    """Append items; one whose id the log already holds is not inserted again."""
+    inserted, item_count = item_log.append(session_id, body.items, agent=body.agent)
+    return {"inserted": inserted, "itemCount": item_count}
+
+
+@router.put("/sessions/{sessionId}/items", response={200: ItemCount, **errors(403, 413)})
+def replace_items(request, session_id: SessionId, body: ItemsReplace):
+    """The logical history becomes exactly these items, atomically."""
+    return {"itemCount": item_log.replace(session_id, body.items, agent=body.agent)}
+
+
+@router.delete("/sessions/{sessionId}/items", response={204: None, **errors(403)})
+def clear_items(request, session_id: SessionId):
+    """Forget every item, the timeline, client actions and operations; the session stays."""
+    item_log.clear(session_id)
+    return Status(204, None)
+
+
+@router.post("/sessions/{sessionId}/items/pop", response={200: Popped, **errors(403)})
+def pop_item(request, session_id: SessionId):
+    """Remove and return the newest item, or null."""
+    return {"item": item_log.pop(session_id)}
+
+
+@router.post("/sessions/{sessionId}/compaction", response={200: Compacted, **errors(403, 413)})
+def compact_items(request, session_id: SessionId, body: CompactionIn):
+    """Archive the logical history and continue from these items."""
+    changed, item_count = item_log.compact(session_id, body.items)
+    return {"changed": changed, "itemCount": item_count}
+
+
+@router.post("/sessions/{sessionId}/transactions", response={200: TransactionOut, **errors(403, 409, 413)})
+def apply_transaction(request, session_id: SessionId, body: TransactionIn):
+    """Apply an operation once; a repeat with an equal transaction is not applied again."""
+    applied = transactions.apply(session_id, body.operationId, body.transaction.model_dump())
+    return {"applied": applied}
+
+
+@router.get("/sessions/{sessionId}/responses/{messageId}", response={200: ResponseLookup, **errors()})
+def find_response(request, session_id: SessionId, message_id: MessageId):
+    """The turn a user message opened and its response items."""
+    return entries.find_response(session_id, message_id)
+
+
+# Wire entries ------------------------------------------------------------------
+
+
+@router.get("/sessions/{sessionId}/entries", response={200: EntryList, **errors()})
+def list_entries(request, session_id: SessionId):
+    """Turns and injections, in order."""
+    return {"entries": entries.entries(session_id)}
+
+
+@router.post("/sessions/{sessionId}/injections", response={201: InjectionEntry, **errors(403, 413)})
+def create_injection(request, session_id: SessionId, body: InjectionIn):
+    """Store an assistant message that belongs to no turn."""
+    return Status(201, entries.inject(session_id, body.content, entry_id=body.id))
+
+
+# Chat-format history ---------------------------------------------------------------
+
+
+@router.get("/sessions/{sessionId}/messages", response={200: MessageList, **errors()}, exclude_unset=True)
+def get_messages(request, session_id: SessionId):
+    """The logical history as Chat Completions messages; absent fields stay absent."""
+    return {"messages": chat_format.export(session_id)}
+
+
+@router.put("/sessions/{sessionId}/messages", response={200: ItemCount, **errors(403, 413)})
+def replace_messages(request, session_id: SessionId, body: MessagesIn):
+    """Replace the logical history with chat messages, all or nothing."""
+    return {"itemCount": chat_format.import_messages(session_id, body.messages, agent=body.agent)}
+
+
+# Client actions ------------------------------------------------------------------
+
+
+@router.post(
+    "/sessions/{sessionId}/client-actions",
+    response={201: ClientActionOut, 200: ClientActionOut, **errors(403, 404, 409, 413)},
+)
+def open_client_action(request, session_id: SessionId, body: ClientActionIn):
+    """Open a waiting action (201); the same callId and content again returns it (200)."""
+    action, created = client_actions.open_action(
+        session_id,
+        call_id=body.callId,
+        name=body.name,
+        arguments=body.arguments,
+        description=body.description,
+        expires_at=body.expiresAt,
+    )
+    return Status(201 if created else 200, client_actions.as_dict(action))
+
+
+@router.get("/client-actions", response={200: ClientActionPage, **errors()})
+def list_client_actions(request, filters: Query[ClientActionFilters]):
+    """Client actions across sessions, oldest first."""
+    page, page_size = validation.pagination(filters.page, filters.pageSize)
+    found = client_actions.waiting_and_resolved(
+        status=filters.status, agent=filters.agent, session_id=filters.sessionId
+    )
+    rows, total, has_more = sessions.page_of(found, page, page_size)
+    return {
+        "items": [client_actions.as_dict(action) for action in rows],
+        "page": page,
+        "pageSize": page_size,
+        "total": total,
+        "hasMore": has_more,
+    }
+
+
+@router.get("/sessions/{sessionId}/client-actions/{callId}", response={200: ClientActionOut, **errors(404)})
+def get_client_action(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
+    """One action; with wait, answered as soon as it leaves waiting or after that many seconds."""
+    if query.wait:
+        action = client_actions.wait_for_resolution(session_id, call_id, query.wait)
+    else:
+        action = client_actions.get(session_id, call_id)
+    return client_actions.as_dict(action)
+
+
+@router.post(
+    "/sessions/{sessionId}/client-actions/{callId}/result",
+    response={200: ClientActionOut, **errors(403, 404, 409, 413)},
+)
+def supply_client_action_result(request, session_id: SessionId, call_id: CallId, body: ResultIn):
+    """The client application's result for the action."""
+    action, _ = client_actions.supply_result(
+        session_id, call_id, output=body.output, is_error=body.isError, resolved_by=resolved_by(request)
+    )
+    return client_actions.as_dict(action)
+
+
+@router.post(
+    "/sessions/{sessionId}/client-actions/{callId}/decision",
+    response={200: ClientActionOut, **errors(403, 404, 409, 413)},
+)
+def decide_client_action(request, session_id: SessionId, call_id: CallId, body: DecisionIn):
+    """Approve (optionally with edited arguments) or reject the action."""
+    action, _ = client_actions.decide(
+        session_id,
+        call_id,
+        decision=body.decision,
+        comment=body.comment,
+        arguments=body.arguments,
+        resolved_by=resolved_by(request),
+    )
+    return client_actions.as_dict(action)

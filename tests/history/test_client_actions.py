@@ -1,0 +1,376 @@
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from historyhub.history import client_actions, item_log, sessions
+from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
+from tests.history.support import ServerClock, parse_time, snapshot, timeline_item
+
+ARGUMENTS = {"amount": 750, "currency": "USD"}
+PAST = "2020-01-01T00:00:00Z"
+
+
+def open_approval(session_id, call_id="call_123", **fields):
+    fields.setdefault("arguments", ARGUMENTS)
+    return client_actions.open_action(session_id, call_id=call_id, name="request_human_approval", **fields)
+
+
+def test_opening_creates_a_waiting_client_action(session_id):
+    with ServerClock() as clock:
+        action, created = open_approval(
+            session_id, description="Refund above the limit.", expires_at="2099-01-01T00:00:00Z",
+        )
+
+    assert created is True
+    shown = client_actions.as_dict(action)
+    assert clock.saw(parse_time(shown.pop("createdAt")))
+    assert shown == {
+        "sessionId": session_id,
+        "callId": "call_123",
+        "name": "request_human_approval",
+        "arguments": ARGUMENTS,
+        "description": "Refund above the limit.",
+        "status": "waiting",
+        "expiresAt": "2099-01-01T00:00:00Z",
+        "resolvedAt": None,
+        "resolvedBy": None,
+        "decision": None,
+        "comment": None,
+        "approvedArguments": None,
+        "output": None,
+        "isError": None,
+    }
+
+
+def test_opening_sets_the_run_status_and_pending_actions(session_id):
+    open_approval(session_id)
+
+    state = snapshot(session_id)
+    assert state["runStatus"] == "waiting_for_client_action"
+    assert state["pendingClientActions"] == [
+        {"callId": "call_123", "name": "request_human_approval", "arguments": ARGUMENTS}
+    ]
+
+
+def test_opening_the_same_call_with_the_same_content_returns_the_existing_one(session_id):
+    first, _ = open_approval(session_id, description="d", expires_at="2099-01-01T00:00:00Z")
+
+    again, created = open_approval(session_id, description="d", expires_at="2099-01-01T01:00:00+01:00",
+                                   arguments={"currency": "USD", "amount": 750.0})
+
+    assert created is False
+    assert again.pk == first.pk
+    assert len(snapshot(session_id)["pendingClientActions"]) == 1
+
+
+@pytest.mark.parametrize("different", [
+    {"arguments": {"amount": 751, "currency": "USD"}},
+    {"description": "another"},
+    {"expires_at": "2099-01-01T00:00:00Z"},
+])
+def test_opening_the_same_call_with_different_content_is_a_conflict(session_id, different):
+    open_approval(session_id)
+
+    with pytest.raises(ActionResultConflict) as error:
+        open_approval(session_id, **different)
+
+    assert error.value.status == 409
+    assert client_actions.get(session_id, "call_123").arguments == ARGUMENTS
+
+
+def test_opening_the_same_call_under_another_name_is_a_conflict(session_id):
+    open_approval(session_id)
+
+    with pytest.raises(ActionResultConflict):
+        client_actions.open_action(session_id, call_id="call_123", name="other", arguments=ARGUMENTS)
+
+
+def test_opening_in_an_unknown_session_is_not_found(db):
+    with pytest.raises(SessionNotFound):
+        open_approval("ses_unknown")
+
+
+@pytest.mark.parametrize("fields", [
+    {"arguments": ["not", "an", "object"]},
+    {"arguments": None},
+    {"description": 5},
+    {"expires_at": "tomorrow"},
+    {"expires_at": "2099-01-01T00:00:00"},
+    {"call_id": ""},
+    {"call_id": "c" * 201},
+])
+def test_opening_rejects_invalid_input(session_id, fields):
+    with pytest.raises(InvalidInput):
+        open_approval(session_id, **fields)
+
+    assert snapshot(session_id)["runStatus"] is None
+
+
+def test_approving_with_edited_arguments_keeps_both_versions(session_id):
+    open_approval(session_id)
+
+    with ServerClock() as clock:
+        action, changed = client_actions.decide(
+            session_id, "call_123", decision="approve", comment="Lowered.",
+            arguments={"amount": 500, "currency": "USD"}, resolved_by="owner",
+        )
+
+    assert changed is True
+    shown = client_actions.as_dict(client_actions.get(session_id, "call_123"))
+    assert clock.saw(parse_time(shown["resolvedAt"]))
+    assert (shown["status"], shown["decision"], shown["comment"], shown["resolvedBy"]) == (
+        "approved", "approve", "Lowered.", "owner",
+    )
+    assert shown["arguments"] == ARGUMENTS
+    assert shown["approvedArguments"] == {"amount": 500, "currency": "USD"}
+
+
+def test_approving_without_arguments_approves_the_original_ones(session_id):
+    open_approval(session_id)
+
+    action, _ = client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
+
+    assert action.approved_arguments == ARGUMENTS
+
+
+def test_rejecting_keeps_the_comment(session_id):
+    open_approval(session_id)
+
+    action, changed = client_actions.decide(session_id, "call_123", decision="reject", comment="Too much.",
+                                            resolved_by="owner")
+
+    assert changed is True
+    shown = client_actions.as_dict(action)
+    assert (shown["status"], shown["decision"], shown["comment"], shown["approvedArguments"]) == (
+        "rejected", "reject", "Too much.", None,
+    )
+
+
+def test_supplying_a_result_completes_it(session_id):
+    open_approval(session_id)
+
+    action, changed = client_actions.supply_result(session_id, "call_123", output={"approved": True, "by": "Ana"},
+                                                   resolved_by="key:mobile-app")
+
+    assert changed is True
+    shown = client_actions.as_dict(action)
+    assert (shown["status"], shown["output"], shown["isError"], shown["resolvedBy"]) == (
+        "completed", {"approved": True, "by": "Ana"}, False, "key:mobile-app",
+    )
+
+
+def test_supplying_an_error_result_fails_it(session_id):
+    open_approval(session_id)
+
+    action, _ = client_actions.supply_result(session_id, "call_123", output="denied by policy", is_error=True,
+                                             resolved_by="app")
+
+    assert (action.status, action.output, action.is_error) == ("failed", "denied by policy", True)
+
+
+@pytest.mark.parametrize("output", [None, 0, "", [], {}])
+def test_an_empty_looking_result_is_kept_as_given(session_id, output):
+    open_approval(session_id)
+
+    action, _ = client_actions.supply_result(session_id, "call_123", output=output, resolved_by="app")
+
+    assert client_actions.as_dict(client_actions.get(session_id, "call_123"))["output"] == output
+
+
+def test_the_run_status_returns_to_running_when_the_last_waiting_action_resolves(session_id):
+    open_approval(session_id, call_id="call_1")
+    open_approval(session_id, call_id="call_2")
+
+    client_actions.decide(session_id, "call_1", decision="approve", resolved_by="owner")
+    assert snapshot(session_id)["runStatus"] == "waiting_for_client_action"
+    assert [pending["callId"] for pending in snapshot(session_id)["pendingClientActions"]] == ["call_2"]
+
+    client_actions.supply_result(session_id, "call_2", output="ok", resolved_by="app")
+    assert snapshot(session_id)["runStatus"] == "running"
+    assert snapshot(session_id)["pendingClientActions"] == []
+
+
+def test_resolving_twice_the_same_way_changes_nothing(session_id):
+    open_approval(session_id)
+    first, _ = client_actions.decide(session_id, "call_123", decision="reject", comment="No.", resolved_by="owner")
+
+    again, changed = client_actions.decide(session_id, "call_123", decision="reject", comment="No.",
+                                           resolved_by="someone else")
+
+    assert changed is False
+    assert (again.resolved_at, again.resolved_by) == (first.resolved_at, "owner")
+
+
+def test_supplying_the_same_result_twice_changes_nothing(session_id):
+    open_approval(session_id)
+    client_actions.supply_result(session_id, "call_123", output={"a": 1, "b": 2}, resolved_by="app")
+
+    _, changed = client_actions.supply_result(session_id, "call_123", output={"b": 2, "a": 1}, resolved_by="app")
+
+    assert changed is False
+
+
+@pytest.mark.parametrize("second", [
+    {"decision": "reject"},
+    {"decision": "approve", "comment": "different comment"},
+    {"decision": "approve", "arguments": {"amount": 1}},
+])
+def test_deciding_differently_after_a_decision_is_a_conflict(session_id, second):
+    open_approval(session_id)
+    client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
+
+    with pytest.raises(ActionResultConflict) as error:
+        client_actions.decide(session_id, "call_123", resolved_by="owner", **second)
+
+    assert error.value.code == "action_result_conflict"
+    assert client_actions.get(session_id, "call_123").status == "approved"
+
+
+def test_a_different_result_after_a_result_is_a_conflict(session_id):
+    open_approval(session_id)
+    client_actions.supply_result(session_id, "call_123", output="yes", resolved_by="app")
+
+    with pytest.raises(ActionResultConflict):
+        client_actions.supply_result(session_id, "call_123", output="no", resolved_by="app")
+    with pytest.raises(ActionResultConflict):
+        client_actions.supply_result(session_id, "call_123", output="yes", is_error=True, resolved_by="app")
+
+    assert client_actions.get(session_id, "call_123").output == "yes"
+
+
+def test_a_decision_after_a_result_is_a_conflict(session_id):
+    open_approval(session_id)
+    client_actions.supply_result(session_id, "call_123", output="yes", resolved_by="app")
+
+    with pytest.raises(ActionResultConflict):
+        client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
+
+
+def test_a_waiting_action_past_its_expiry_is_expired(session_id):
+    open_approval(session_id, expires_at=PAST)
+
+    action = client_actions.get(session_id, "call_123")
+
+    shown = client_actions.as_dict(action)
+    assert shown["status"] == "expired"
+    assert shown["expiresAt"] == shown["resolvedAt"] == "2020-01-01T00:00:00Z"
+    assert snapshot(session_id)["runStatus"] == "running"
+    assert snapshot(session_id)["pendingClientActions"] == []
+    assert timeline_item(session_id, "client-action:call_123")["summary"] == "request human approval expired."
+
+
+def test_an_expired_action_can_no_longer_be_resolved(session_id):
+    open_approval(session_id, expires_at=PAST)
+
+    with pytest.raises(ActionResultConflict):
+        client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
+    with pytest.raises(ActionResultConflict):
+        client_actions.decide(session_id, "call_123", decision="reject", resolved_by="owner")
+    with pytest.raises(ActionResultConflict):
+        client_actions.supply_result(session_id, "call_123", output="late", resolved_by="app")
+
+    assert client_actions.get(session_id, "call_123").status == "expired"
+
+
+def test_an_action_that_has_not_reached_its_expiry_stays_waiting(session_id):
+    open_approval(session_id, expires_at=(timezone.now() + timedelta(hours=1)).isoformat())
+
+    client_actions.expire_overdue()
+
+    assert client_actions.get(session_id, "call_123").status == "waiting"
+
+
+def test_a_resolved_action_does_not_expire(session_id):
+    open_approval(session_id, expires_at=(timezone.now() + timedelta(hours=1)).isoformat())
+    client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
+
+    client_actions.expire_overdue()
+
+    assert client_actions.get(session_id, "call_123").status == "approved"
+
+
+@pytest.mark.parametrize("decision", ["maybe", "", None, "APPROVE"])
+def test_an_unknown_decision_is_rejected(session_id, decision):
+    open_approval(session_id)
+
+    with pytest.raises(InvalidInput):
+        client_actions.decide(session_id, "call_123", decision=decision, resolved_by="owner")
+
+    assert client_actions.get(session_id, "call_123").status == "waiting"
+
+
+def test_edited_arguments_must_be_an_object(session_id):
+    open_approval(session_id)
+
+    with pytest.raises(InvalidInput):
+        client_actions.decide(session_id, "call_123", decision="approve", arguments=[1], resolved_by="owner")
+
+
+def test_is_error_must_be_a_boolean(session_id):
+    open_approval(session_id)
+
+    with pytest.raises(InvalidInput):
+        client_actions.supply_result(session_id, "call_123", output="x", is_error="yes", resolved_by="app")
+
+    assert client_actions.get(session_id, "call_123").status == "waiting"
+
+
+def test_resolving_an_unknown_action_is_not_found(session_id):
+    with pytest.raises(NotFound):
+        client_actions.decide(session_id, "call_404", decision="reject", resolved_by="owner")
+    with pytest.raises(NotFound):
+        client_actions.supply_result(session_id, "call_404", output="x", resolved_by="app")
+
+
+def test_getting_an_action_of_an_unknown_session_is_session_not_found(db):
+    with pytest.raises(SessionNotFound):
+        client_actions.get("ses_unknown", "call_123")
+
+
+def test_getting_an_unknown_action_is_not_found(session_id):
+    with pytest.raises(NotFound) as error:
+        client_actions.get(session_id, "call_404")
+
+    assert error.value.code == "not_found"
+
+
+def test_the_list_is_oldest_first_and_filters(session_id):
+    sessions.ensure(agent="billingAgent", session_id="ses_billing")
+    open_approval(session_id, call_id="call_1")
+    open_approval("ses_billing", call_id="call_2")
+    open_approval(session_id, call_id="call_3")
+    client_actions.decide(session_id, "call_3", decision="approve", resolved_by="owner")
+
+    def listed(**filters):
+        return [(action.session_id, action.call_id) for action in client_actions.waiting_and_resolved(**filters)]
+
+    assert listed() == [(session_id, "call_1"), ("ses_billing", "call_2"), (session_id, "call_3")]
+    assert listed(status="waiting") == [(session_id, "call_1"), ("ses_billing", "call_2")]
+    assert listed(status="approved") == [(session_id, "call_3")]
+    assert listed(agent="billingAgent") == [("ses_billing", "call_2")]
+    assert listed(session_id=session_id, status="waiting") == [(session_id, "call_1")]
+
+
+def test_the_list_shows_overdue_actions_as_expired(session_id):
+    open_approval(session_id, expires_at=PAST)
+
+    assert list(client_actions.waiting_and_resolved(status="waiting")) == []
+    assert [action.call_id for action in client_actions.waiting_and_resolved(status="expired")] == ["call_123"]
+
+
+def test_the_list_rejects_an_unknown_status(db):
+    with pytest.raises(InvalidInput):
+        client_actions.waiting_and_resolved(status="pending")
+
+
+def test_an_approval_requested_in_the_log_is_decided_like_any_other(session_id):
+    item_log.append(session_id, [{"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_file",
+                                  "arguments": '{"path": "/tmp/x"}'}])
+
+    action, changed = client_actions.decide(session_id, "mcpr_1", decision="approve",
+                                            arguments={"path": "/tmp/y"}, resolved_by="owner")
+
+    assert changed is True
+    assert (action.arguments, action.approved_arguments) == ({"path": "/tmp/x"}, {"path": "/tmp/y"})
+    assert snapshot(session_id)["runStatus"] == "running"

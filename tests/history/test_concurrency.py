@@ -1,0 +1,183 @@
+"""Writers in separate processes, released together, against one session.
+
+Each child opens its own database connection, as separate server workers
+would; the database (row lock, unique constraints, SQLite's write lock) is
+what keeps them apart.
+"""
+
+import multiprocessing
+import os
+import random
+import traceback
+from collections import Counter
+
+import pytest
+from django.db import connections
+
+from historyhub.history import history_pages, item_log, sessions, transactions
+from historyhub.history.errors import SuffixMismatch
+from historyhub.history.models import Item, Operation
+from tests.history.support import snapshot, stored_items
+
+PROCESSES = 8
+SHARED_IDS = [f"x{n}" for n in range(20)]
+# Guards against a child that never reports, so a broken run fails instead of hanging.
+REPORT_TIMEOUT_SECONDS = 120
+
+
+def close_connections():
+    """Close every connection and connection pool, so no socket or file handle crosses a fork."""
+    connections.close_all()
+    for connection in connections.all():
+        if hasattr(connection, "close_pool"):
+            connection.close_pool()
+
+
+def run_together(work):
+    """Run ``work(index)`` in PROCESSES forked processes released at once; returns {index: result}."""
+    close_connections()
+    context = multiprocessing.get_context("fork")
+    barrier = context.Barrier(PROCESSES, timeout=REPORT_TIMEOUT_SECONDS)
+    reports = context.Queue()
+    children = [context.Process(target=_child, args=(work, index, barrier, reports)) for index in range(PROCESSES)]
+    for child in children:
+        child.start()
+    collected = [reports.get(timeout=REPORT_TIMEOUT_SECONDS) for _ in children]
+    for child in children:
+        child.join()
+    failures = [report for outcome, _, report in collected if outcome == "error"]
+    assert not failures, failures[0]
+    return {index: result for _, index, result in collected}
+
+
+def _child(work, index, barrier, reports):
+    try:
+        connections.close_all()
+        barrier.wait()
+        reports.put(("ok", index, work(index)))
+    except BaseException:
+        reports.put(("error", index, traceback.format_exc()))
+    finally:
+        close_connections()
+        reports.close()
+        reports.join_thread()
+        os._exit(0)
+
+
+def item(item_id, index):
+    return {"id": item_id, "type": "message", "role": "user", "content": f"{item_id} from process {index}"}
+
+
+def append_overlapping_ids(index):
+    """Every process appends x0..x19 and ids of its own, in its own order, five at a time."""
+    own = [f"p{index}-{n}" for n in range(10)]
+    ids = SHARED_IDS + own
+    random.Random(index).shuffle(ids)
+    reported = {}
+    for start in range(0, len(ids), 5):
+        batch = ids[start:start + 5]
+        inserted, _ = item_log.append("ses_race", [item(item_id, index) for item_id in batch])
+        reported.update(zip(batch, inserted))
+    item_log.append("ses_race", [{"type": "message", "role": "assistant", "content": f"no id, process {index}"}])
+    return {"inserted": reported, "order": ids}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_appends_store_each_id_once_and_lose_nothing():
+    sessions.ensure(agent="supportAgent", session_id="ses_race")
+
+    results = run_together(append_overlapping_ids)
+
+    rows = list(Item.objects.filter(session_id="ses_race").order_by("position"))
+    keys = [row.item_key for row in rows if row.item_key is not None]
+    unique_ids = set(SHARED_IDS) | {f"p{index}-{n}" for index in range(PROCESSES) for n in range(10)}
+    assert Counter(keys) == Counter(unique_ids)
+    assert len(rows) == len(unique_ids) + PROCESSES
+    positions = [row.position for row in rows]
+    assert len(set(positions)) == len(positions)
+
+    winners = {item_id: [index for index, result in results.items() if result["inserted"][item_id]]
+               for item_id in SHARED_IDS}
+    assert all(len(indexes) == 1 for indexes in winners.values()), winners
+    stored = {row.item_key: row.value for row in rows if row.item_key is not None}
+    for item_id, [winner] in winners.items():
+        assert stored[item_id] == item(item_id, winner)
+    for index, result in results.items():
+        assert all(result["inserted"][f"p{index}-{n}"] for n in range(10))
+
+    position_of = {row.item_key: row.position for row in rows if row.item_key is not None}
+    for index, result in results.items():
+        own_order = [item_id for item_id in result["order"] if item_id.startswith(f"p{index}-")]
+        own_positions = [position_of[item_id] for item_id in own_order]
+        assert own_positions == sorted(own_positions)
+
+    assert snapshot("ses_race")["itemCount"] == len(rows)
+    assert len(stored_items("ses_race")) == len(rows)
+    page = history_pages.history("ses_race", page=1, page_size=100)
+    assert page["total"] == len(rows)
+    assert [entry["id"] for entry in page["items"]] == [f"message:{position}" for position in positions[-100:]]
+
+
+def apply_the_same_operation(index):
+    return transactions.apply("ses_race", "op_shared", {"type": "append_items", "items": [
+        {"type": "message", "role": "assistant", "content": "applied once"},
+        {"type": "message", "role": "assistant", "content": "and only once"},
+    ]})
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_operation_applied_by_many_processes_changes_history_once():
+    sessions.ensure(agent="supportAgent", session_id="ses_race")
+
+    results = run_together(apply_the_same_operation)
+
+    assert sorted(results.values()) == [False] * (PROCESSES - 1) + [True]
+    assert stored_items("ses_race") == [
+        {"type": "message", "role": "assistant", "content": "applied once"},
+        {"type": "message", "role": "assistant", "content": "and only once"},
+    ]
+    assert Operation.objects.filter(session_id="ses_race").count() == 1
+    assert snapshot("ses_race")["itemCount"] == 2
+
+
+def replace_the_newest_item(index):
+    try:
+        return transactions.apply("ses_race", f"op_{index}", {
+            "type": "replace_suffix",
+            "expectedSuffix": [{"type": "message", "role": "assistant", "content": "draft"}],
+            "replacement": [{"type": "message", "role": "assistant", "content": f"final from {index}"}],
+        })
+    except SuffixMismatch:
+        return "suffix_mismatch"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_only_one_of_many_processes_replaces_the_same_suffix():
+    item_log.append("ses_race", [{"type": "message", "role": "user", "content": "question"},
+                                 {"type": "message", "role": "assistant", "content": "draft"}])
+
+    results = run_together(replace_the_newest_item)
+
+    [winner] = [index for index, result in results.items() if result is True]
+    assert sorted(result for result in results.values() if result is not True) == ["suffix_mismatch"] * (PROCESSES - 1)
+    assert stored_items("ses_race") == [
+        {"type": "message", "role": "user", "content": "question"},
+        {"type": "message", "role": "assistant", "content": f"final from {winner}"},
+    ]
+    assert list(Operation.objects.filter(session_id="ses_race").values_list("operation_id", flat=True)) == [
+        f"op_{winner}"
+    ]
+
+
+def append_to_a_missing_session(index):
+    return item_log.append("ses_new", [item(f"p{index}", index)], agent=f"agent{index}")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_processes_appending_to_a_missing_session_create_it_once():
+    results = run_together(append_to_a_missing_session)
+
+    assert all(inserted == [True] for inserted, _ in results.values())
+    assert sorted(item_count for _, item_count in results.values()) == list(range(1, PROCESSES + 1))
+    assert sessions.get("ses_new").agent in {f"agent{index}" for index in range(PROCESSES)}
+    assert snapshot("ses_new")["itemCount"] == PROCESSES
