@@ -67,13 +67,21 @@ def test_the_settings_refuse_a_boolean_they_cannot_read(tmp_path):
     assert "DEBUG must be True or False" in result.stderr
 
 
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+OPENER = urllib.request.build_opener(NoRedirects)
+
+
 def wait_for(url, process, headers=None, attempts=150):
     """Poll until the server answers (it is starting up); give up if it exits."""
     for _ in range(attempts):
         if process.poll() is not None:
             return None
         try:
-            return urllib.request.urlopen(urllib.request.Request(url, headers=headers or {}), timeout=2)
+            return OPENER.open(urllib.request.Request(url, headers=headers or {}), timeout=2)
         except urllib.error.HTTPError as error:
             return error
         except OSError:
