@@ -1,7 +1,282 @@
-from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+"""The dashboard's pages and the fragments htmx swaps into them.
+
+A page answers with the whole document; an htmx request for the same URL gets
+only the region it asked for. Polls carry what the page already shows and get
+204 No Content when nothing changed. Decisions go through
+``client_actions.decide``, the function the API and the admin use.
+"""
+
+from functools import wraps
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import permission_required
+from django.contrib.auth.views import redirect_to_login
+from django.db.models import Count, Max
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
+from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect, push_url
+
+from historyhub.dashboard import timeline
+from historyhub.dashboard.forms import (
+    CursorQuery,
+    DecisionForm,
+    PageQuery,
+    SelectedDecisionForm,
+    SessionFilters,
+    TimelineQuery,
+)
+from historyhub.dashboard.templatetags.historyhub import waiting_total
+from historyhub.history import client_actions, sessions
+from historyhub.history.errors import DomainError, SessionNotFound
+from historyhub.history.models import Session, TimelineEntry
+
+DECIDE = "history.decide_clientaction"
+SESSIONS_PAGE_SIZE = 25
+APPROVALS_PAGE_SIZE = 50
 
 
+def login_required(view):
+    """Django's login_required, except that an htmx request is sent to the login page as a whole page:
+    following the redirect inside a fragment would swap the login form into a table."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if request.user.is_authenticated:
+            return view(request, *args, **kwargs)
+        if request.htmx:
+            page = request.htmx.current_url_abs_path or "/"
+            return HttpResponseClientRedirect(f"{settings.LOGIN_URL}?{urlencode({'next': page})}")
+        return redirect_to_login(request.get_full_path())
+
+    return wrapper
+
+
+def session_or_404(session_id):
+    try:
+        return sessions.get(session_id)
+    except SessionNotFound:
+        raise Http404("No such session.") from None
+
+
+def pages(total, page_size):
+    return max(1, -(-total // page_size))
+
+
+# Sessions --------------------------------------------------------------------------
+
+
+def sessions_stamp():
+    """Changes whenever any session is written, created or deleted: one indexed MAX and a COUNT."""
+    state = Session.objects.aggregate(latest=Max("updated_at"), count=Count("pk"))
+    latest = state["latest"].timestamp() if state["latest"] else 0
+    return f"{state['count']}-{latest}"
+
+
+@require_GET
 @login_required
-def sessions(request):
-    return HttpResponse("HistoryHub")
+@vary_on_headers("HX-Request")
+def session_list(request):
+    stamp = sessions_stamp()
+    if request.GET.get("since") == stamp:
+        return HttpResponse(status=204)
+    agents = Session.objects.order_by("agent").values_list("agent", flat=True).distinct()
+    filters = SessionFilters(request.GET, agents=agents)
+    page = filters.page_number()
+    rows, total, has_more = sessions.page_of(sessions.search(**filters.criteria()), page, SESSIONS_PAGE_SIZE)
+    context = {
+        "filters": filters,
+        "rows": rows,
+        "total": total,
+        "page": page,
+        "pages": pages(total, SESSIONS_PAGE_SIZE),
+        "previous_page": page - 1 if page > 1 else None,
+        "next_page": page + 1 if has_more else None,
+        "stamp": stamp,
+    }
+    if request.htmx:
+        response = render(request, "dashboard/fragments/session_results.html", context)
+        if "since" not in request.GET:
+            # The address bar gets the filters in use, not every empty field of the form.
+            push_url(response, f"{request.path}?{urlencode(in_use(request.GET))}".rstrip("?"))
+        return response
+    return render(request, "dashboard/sessions.html", context)
+
+
+def in_use(query):
+    return [(name, value) for name, values in query.lists() for value in values if value]
+
+
+# A session's timeline -------------------------------------------------------------
+
+
+@require_GET
+@login_required
+@vary_on_headers("HX-Request")
+def session_detail(request, session_id):
+    client_actions.expire_overdue()
+    session = session_or_404(session_id)
+    query = TimelineQuery(request.GET)
+    if not query.is_valid():
+        return HttpResponseBadRequest("epoch and until must be whole numbers.")
+    epoch = query.cleaned_data["epoch"]
+    if epoch is not None and epoch > session.epoch:
+        raise Http404("No such epoch.")
+    chunk = timeline.read_chunk(session, epoch, query.cleaned_data["until"])
+    context = {"session": session, "chunk": chunk}
+    if request.htmx:
+        return render(request, "dashboard/fragments/timeline_chunk.html", context)
+    return render(request, "dashboard/session.html", context)
+
+
+@require_GET
+@login_required
+def session_updates(request, session_id):
+    """The poll of an open timeline: 204 when the session's version is the one the page shows."""
+    query = CursorQuery(request.GET)
+    if not query.is_valid():
+        return HttpResponseBadRequest("since, epoch, seq and pk must be whole numbers.")
+    client_actions.expire_overdue()
+    session = session_or_404(session_id)
+    data = query.cleaned_data
+    cursor = timeline.Cursor(version=data["since"], epoch=data["epoch"], seq=data["seq"], pk=data["pk"])
+    if session.version == cursor.version:
+        return HttpResponse(status=204)
+    changes = timeline.changes_since(session, cursor)
+    context = {"session": session, "cursor": cursor, "changes": changes}
+    return render(request, "dashboard/fragments/timeline_changes.html", context)
+
+
+@require_POST
+@login_required
+@permission_required(DECIDE, raise_exception=True)
+def decide_entry(request, session_id, entry_id):
+    """Approve or reject the client action of one timeline card, and answer with the card as it is now."""
+    session = session_or_404(session_id)
+    entry = TimelineEntry.objects.filter(session=session, pk=entry_id, type="client_action").first()
+    if entry is None:
+        raise Http404("No such client action card.")
+    form = DecisionForm(request.POST)
+    status = 200
+    if form.is_valid():
+        try:
+            client_actions.decide(
+                session.id,
+                entry.value.get("callId"),
+                decision=form.cleaned_data["decision"],
+                comment=form.cleaned_data["comment"],
+                arguments=form.cleaned_data["arguments"],
+                resolved_by=request.user.get_username(),
+            )
+        except DomainError as error:
+            form.add_error(None, error.message)
+            status = error.status
+    else:
+        status = 422
+
+    if not request.htmx:
+        if status == 200:
+            messages.success(request, "Decision recorded.")
+        for error in form.errors.values():
+            messages.error(request, " ".join(error))
+        return redirect(f"{reverse('dashboard:session', args=[session.id])}#entry-{entry.pk}")
+
+    session = session_or_404(session.id)
+    entry = TimelineEntry.objects.filter(pk=entry.pk).first()
+    if entry is None:
+        return HttpResponse(headers={"HX-Refresh": "true"})
+    card = timeline.cards(session, [entry])[0]
+    if status != 200:
+        # The card shows the errors beside what the person typed, so nothing is lost.
+        card["form"] = form
+    return render(request, "dashboard/fragments/decision_result.html", {"session": session, "card": card},
+                  status=status)
+
+
+# Approvals ------------------------------------------------------------------------
+
+
+def approvals_stamp(actions):
+    """Changes when an action starts or stops waiting: the count, and the newest one's pk."""
+    state = actions.aggregate(count=Count("pk"), newest=Max("pk"))
+    return f"{state['count']}-{state['newest'] or 0}"
+
+
+def approvals_context(actions, stamp, page):
+    rows, total, has_more = sessions.page_of(actions, page, APPROVALS_PAGE_SIZE)
+    if not rows and page > 1:
+        # The last actions of this page were just decided: show the last page there is.
+        page = pages(total, APPROVALS_PAGE_SIZE)
+        rows, total, has_more = sessions.page_of(actions, page, APPROVALS_PAGE_SIZE)
+    return {
+        "rows": rows,
+        "total": total,
+        "page": page,
+        "pages": pages(total, APPROVALS_PAGE_SIZE),
+        "previous_page": page - 1 if page > 1 else None,
+        "next_page": page + 1 if has_more else None,
+        "stamp": stamp,
+    }
+
+
+@require_GET
+@login_required
+@vary_on_headers("HX-Request")
+def approvals(request):
+    actions = client_actions.waiting_and_resolved(status="waiting")
+    stamp = approvals_stamp(actions)
+    if request.GET.get("since") == stamp:
+        return HttpResponse(status=204)
+    context = approvals_context(actions, stamp, PageQuery(request.GET).page_number())
+    if request.htmx:
+        # A poll keeps what the person typed or ticked while the list changed under them.
+        return render(request, "dashboard/fragments/approval_list.html", {**context, "preserve": True})
+    return render(request, "dashboard/approvals.html", context)
+
+
+@require_POST
+@login_required
+@permission_required(DECIDE, raise_exception=True)
+def decide_selected(request):
+    """Approve or reject one or several waiting client actions from the approvals page."""
+    form = SelectedDecisionForm(request.POST)
+    if form.is_valid():
+        decision = form.cleaned_data["decision"]
+        decided = 0
+        for session_id, call_id in form.cleaned_data["selected"]:
+            try:
+                client_actions.decide(
+                    session_id, call_id, decision=decision, comment=form.cleaned_data["comment"],
+                    resolved_by=request.user.get_username(),
+                )
+                decided += 1
+            except DomainError as error:
+                messages.error(request, error.message)
+        if decided:
+            verb = "Approved" if decision == "approve" else "Rejected"
+            messages.success(request, f"{verb} {decided} action{'s' if decided != 1 else ''}.")
+    else:
+        for error in form.errors.values():
+            messages.error(request, " ".join(error))
+
+    page = form.cleaned_data.get("page") or 1
+    if request.htmx:
+        actions = client_actions.waiting_and_resolved(status="waiting")
+        context = approvals_context(actions, approvals_stamp(actions), page)
+        status = 200 if form.is_valid() else 422
+        return render(request, "dashboard/fragments/approvals_result.html", context, status=status)
+    return redirect(f"{reverse('dashboard:approvals')}?{urlencode({'page': page})}")
+
+
+@require_GET
+@login_required
+def inbox_count(request):
+    """The navigation's count of waiting actions; 204 while it is the number the page shows."""
+    waiting = waiting_total()
+    if request.GET.get("since") == str(waiting):
+        return HttpResponse(status=204)
+    return render(request, "dashboard/fragments/inbox_count.html", {"waiting": waiting})

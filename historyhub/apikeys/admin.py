@@ -1,0 +1,40 @@
+"""API keys in the admin: a new key is shown once, only its hash is kept, and keys are revoked, not edited."""
+
+from django.contrib import admin, messages
+
+from historyhub.apikeys.models import ApiKey
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    list_display = ("name", "prefix", "scope", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("scope", ("revoked_at", admin.EmptyFieldListFilter))
+    search_fields = ("name", "=prefix")
+    ordering = ("-created_at",)
+    actions = ("revoke",)
+    readonly_fields = ("prefix", "created_at", "last_used_at", "revoked_at")
+
+    def get_fields(self, request, obj=None):
+        if obj is None:
+            return ("name", "scope")
+        return ("name", "scope", "prefix", "created_at", "last_used_at", "revoked_at")
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        issued, key = ApiKey.issue(obj.name, obj.scope)
+        # The admin goes on with the object it built (its log entry, its redirect): make it the issued key.
+        for field in ApiKey._meta.concrete_fields:
+            setattr(obj, field.attname, getattr(issued, field.attname))
+        obj._state = issued._state
+        messages.warning(request, f"The new API key is {key} — copy it now: it is not stored and will not be "
+                                  "shown again.")
+
+    @admin.action(description="Revoke the selected API keys", permissions=["change"])
+    def revoke(self, request, queryset):
+        revoked = 0
+        for api_key in queryset.filter(revoked_at__isnull=True):
+            api_key.revoke()
+            revoked += 1
+        self.message_user(request, f"Revoked {revoked} API key{'s' if revoked != 1 else ''}.", messages.SUCCESS)

@@ -1,0 +1,132 @@
+"""The dashboard's inputs: session filters, timeline addresses, poll cursors and decisions."""
+
+import json
+
+from django import forms
+
+from historyhub.history import jsonvalues
+from historyhub.history.models import RunStatus, SessionStatus
+
+
+class SessionFilters(forms.Form):
+    q = forms.CharField(required=False, max_length=200, label="Search", widget=forms.SearchInput(attrs={
+        "placeholder": "Search sessions and messages", "autocomplete": "off",
+    }))
+    agent = forms.ChoiceField(required=False)
+    status = forms.ChoiceField(required=False, choices=[("", "Any status"), *SessionStatus.choices])
+    runStatus = forms.ChoiceField(
+        required=False, label="Run status",
+        choices=[("", "Any run status"), *[(value, value.replace("_", " ")) for value in RunStatus.values]],
+    )
+    waiting = forms.BooleanField(required=False, label="Waiting on a person")
+    page = forms.IntegerField(required=False, min_value=1)
+
+    def __init__(self, data, agents):
+        super().__init__(data)
+        self.fields["agent"].choices = [("", "Any agent"), *[(agent, agent) for agent in agents]]
+
+    def criteria(self):
+        """The valid filters; a value that is not valid is left out rather than failing the page."""
+        self.is_valid()
+        data = self.cleaned_data
+        return {
+            "agent": data.get("agent") or None,
+            "status": data.get("status") or None,
+            "run_status": data.get("runStatus") or None,
+            "q": data.get("q") or None,
+            "waiting": data.get("waiting") or None,
+        }
+
+    def page_number(self):
+        self.is_valid()
+        return self.cleaned_data.get("page") or 1
+
+
+class PageQuery(forms.Form):
+    page = forms.IntegerField(required=False, min_value=1)
+
+    def page_number(self):
+        self.is_valid()
+        return self.cleaned_data.get("page") or 1
+
+
+class TimelineQuery(forms.Form):
+    """Which chunk of a timeline to show: an epoch and the highest seq, both optional."""
+
+    epoch = forms.IntegerField(required=False, min_value=0)
+    until = forms.IntegerField(required=False, min_value=0)
+
+
+class CursorQuery(forms.Form):
+    since = forms.IntegerField(min_value=0)
+    epoch = forms.IntegerField(min_value=0)
+    seq = forms.IntegerField(min_value=0)
+    pk = forms.IntegerField(min_value=0)
+
+
+def reject_constant(name):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+class DecisionForm(forms.Form):
+    """Approve or reject one client action; on approve, the arguments may be edited as a JSON object."""
+
+    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
+    comment = forms.CharField(required=False, widget=forms.Textarea)
+    arguments = forms.CharField(required=False, strip=False, widget=forms.Textarea)
+
+    def clean(self):
+        data = super().clean()
+        text = data.get("arguments", "")
+        data["arguments"] = None
+        if data.get("decision") == "approve" and text.strip():
+            data["arguments"] = self.parse_arguments(text)
+        return data
+
+    def parse_arguments(self, text):
+        try:
+            value = json.loads(text, parse_constant=reject_constant)
+        except json.JSONDecodeError as error:
+            self.add_error("arguments", f"The arguments are not valid JSON: {error.msg} at line {error.lineno}, "
+                                        f"column {error.colno}.")
+            return None
+        except (ValueError, RecursionError) as error:
+            self.add_error("arguments", f"The arguments are not valid JSON: {error}.")
+            return None
+        if not isinstance(value, dict):
+            self.add_error("arguments", 'The arguments must be a JSON object, like {"amount": 750}.')
+            return None
+        try:
+            jsonvalues.dumps(value)
+        except ValueError:
+            self.add_error("arguments", "The arguments are nested too deeply.")
+            return None
+        return value
+
+
+class ActionKeysField(forms.Field):
+    """Client actions named "<session id>/<call id>": a session id has no "/", so the first one splits them."""
+
+    widget = forms.MultipleHiddenInput
+    default_error_messages = {
+        "required": "Select at least one action.",
+        "invalid": "That is not a client action.",
+    }
+
+    def to_python(self, value):
+        keys = []
+        for key in value or []:
+            session_id, _, call_id = key.partition("/")
+            if not session_id or not call_id:
+                raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+            keys.append((session_id, call_id))
+        return keys
+
+
+class SelectedDecisionForm(forms.Form):
+    """Approve or reject the selected client actions, each with its original arguments."""
+
+    selected = ActionKeysField()
+    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
+    comment = forms.CharField(required=False)
+    page = forms.IntegerField(required=False, min_value=1)

@@ -1,0 +1,128 @@
+"""Template filters for agent data and the navigation's inbox count.
+
+Everything here returns plain strings: the templates' auto-escaping stays in
+charge, and nothing an agent wrote is ever marked safe.
+"""
+
+import json
+import re
+
+from django import template
+from django.utils import timezone
+from django.utils.timesince import timesince
+
+from historyhub.history import client_actions
+
+register = template.Library()
+
+# A browser never runs script from these: web URLs, inline data (for media
+# only) and paths on this site. Everything else, javascript: included, is text.
+LINK_URL = re.compile(r"(?i)(https?://|/)")
+MEDIA_URL = re.compile(r"(?i)(https?://|data:|/)")
+CODE_FENCE = re.compile(r"```([\w+.#-]*)[^\S\n]*\n(.*?)\n?```", re.DOTALL)
+USAGE_LABELS = {
+    "inputTokens": "input",
+    "outputTokens": "output",
+    "reasoningTokens": "reasoning",
+    "cacheReadTokens": "cache read",
+    "cacheWriteTokens": "cache write",
+}
+
+
+@register.filter
+def pretty_json(value):
+    return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+@register.filter
+def readable(value):
+    """Text as it is, unless it holds a JSON object or array (tool outputs often do); any other value as pretty JSON."""
+    if not isinstance(value, str):
+        return pretty_json(value)
+    if value.lstrip().startswith(("{", "[")):
+        try:
+            return pretty_json(json.loads(value))
+        except ValueError:
+            pass
+    return value
+
+
+@register.filter
+def link_href(value):
+    return value if isinstance(value, str) and LINK_URL.match(value) else ""
+
+
+@register.filter
+def media_src(value):
+    return value if isinstance(value, str) and MEDIA_URL.match(value) else ""
+
+
+@register.filter
+def text_blocks(text):
+    """Message text split into prose and fenced code blocks: [{"code": bool, "language": str, "text": str}]."""
+    blocks, start = [], 0
+    for fence in CODE_FENCE.finditer(text):
+        prose = text[start:fence.start()].strip("\n")
+        if prose:
+            blocks.append({"code": False, "language": "", "text": prose})
+        blocks.append({"code": True, "language": fence.group(1), "text": fence.group(2)})
+        start = fence.end()
+    rest = text[start:].strip("\n")
+    if rest or not blocks:
+        blocks.append({"code": False, "language": "", "text": rest})
+    return blocks
+
+
+@register.filter
+def duration(milliseconds):
+    """1234 -> "1.2 s"; anything that is not a number -> ""."""
+    if not isinstance(milliseconds, (int, float)) or isinstance(milliseconds, bool):
+        return ""
+    if milliseconds < 1000:
+        return f"{milliseconds:.0f} ms"
+    seconds = milliseconds / 1000
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, seconds = divmod(round(seconds), 60)
+    return f"{minutes} min {seconds} s" if seconds else f"{minutes} min"
+
+
+@register.filter
+def usage_rows(usage):
+    """A usage object as (label, count) pairs in a fixed order."""
+    if not isinstance(usage, dict):
+        return []
+    return [(label, usage[field]) for field, label in USAGE_LABELS.items() if field in usage]
+
+
+@register.filter
+def words(value):
+    """snake_case and camelCase names as words: "request_human_approval" -> "request human approval"."""
+    if not isinstance(value, str):
+        return value
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", value).replace("_", " ")
+
+
+@register.filter
+def ago(moment):
+    """ "just now" for the last minute, else "3 minutes ago"."""
+    if (timezone.now() - moment).total_seconds() < 60:
+        return "just now"
+    return f"{timesince(moment, depth=1)} ago"
+
+
+@register.filter
+def number(value):
+    """Scores like 0.9166666 as 0.92; other values unchanged."""
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return value
+
+
+@register.inclusion_tag("dashboard/fragments/inbox_count.html")
+def inbox_count(oob=False):
+    return {"waiting": waiting_total(), "oob": oob}
+
+
+def waiting_total():
+    return client_actions.waiting_and_resolved(status="waiting").count()

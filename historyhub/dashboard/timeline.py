@@ -1,0 +1,217 @@
+"""What the session page shows: chunks of a session's timeline, one card per
+entry, and the cursor a poll compares to answer "nothing new" cheaply.
+
+A chunk is addressed by its epoch and the highest seq it holds ("until"), not
+by page number, so "Load older" keeps loading the right entries while new
+ones arrive at the other end.
+"""
+
+from dataclasses import dataclass
+from urllib.parse import urlencode
+
+from django.db.models import Max
+from django.urls import reverse
+
+from historyhub.history import history_pages, jsonvalues, validation
+from historyhub.history.errors import InvalidInput
+from historyhub.history.models import ClientAction, TimelineEntry
+
+CHUNK_SIZE = 30
+# Statuses that have a colour; anything else an agent writes is shown as text only.
+KNOWN_STATUSES = {
+    "running", "waiting", "paused", "completed", "failed", "approved", "rejected", "expired",
+}
+
+
+def epoch_size(session, epoch):
+    """How many seqs an epoch spans: the session counts the current one; an archived one ends at its highest seq."""
+    if epoch == session.epoch:
+        return session.history_count
+    return TimelineEntry.objects.filter(session=session, epoch=epoch).aggregate(top=Max("seq"))["top"] or 0
+
+
+@dataclass
+class Chunk:
+    session: object
+    epoch: int
+    low: int
+    high: int
+    size: int
+    cards: list
+
+    @property
+    def older_until(self):
+        return self.low if self.low > 0 else None
+
+    @property
+    def archived_epoch(self):
+        """The epoch a compaction archived just before this one, shown above this epoch's first entry."""
+        return self.epoch - 1 if self.low == 0 and self.epoch > 0 else None
+
+    @property
+    def is_latest(self):
+        return self.epoch == self.session.epoch and self.high >= self.size
+
+    @property
+    def newer_until(self):
+        return min(self.high + CHUNK_SIZE, self.size) if self.high < self.size else None
+
+    @property
+    def cursor(self):
+        return Cursor(
+            version=self.session.version,
+            epoch=self.epoch,
+            seq=self.high,
+            pk=max((card["pk"] for card in self.cards), default=0),
+        )
+
+
+def read_chunk(session, epoch=None, until=None):
+    """Up to CHUNK_SIZE entries of an epoch ending at seq ``until`` (the newest ones by default)."""
+    epoch = session.epoch if epoch is None else epoch
+    size = epoch_size(session, epoch)
+    high = size if until is None else min(until, size)
+    low = max(0, high - CHUNK_SIZE)
+    entries = list(history_pages.entries_between(session, epoch, low, high)) if high else []
+    return Chunk(session, epoch, low, high, size, cards(session, entries))
+
+
+@dataclass(frozen=True)
+class Cursor:
+    """What a page already shows: the session version, its epoch, the newest seq and the newest entry's pk.
+
+    Entries of a session are created one writer at a time, so an entry made
+    after the page was drawn has a larger pk than any entry it shows.
+    """
+
+    version: int
+    epoch: int
+    seq: int
+    pk: int
+
+    @property
+    def query(self):
+        return urlencode({"since": self.version, "epoch": self.epoch, "seq": self.seq, "pk": self.pk})
+
+
+@dataclass
+class Changes:
+    cursor: Cursor
+    appended: list
+    changed: list
+    rebuilt: Chunk = None
+
+
+def changes_since(session, cursor):
+    """What changed in the newest part of the timeline since the cursor, or a rebuilt newest chunk.
+
+    Entries that appear after the newest one are appended and entries that
+    changed are replaced. When entries were removed or re-made (pop, truncation,
+    compaction), or more arrived than a chunk holds, the newest chunk is drawn
+    again instead.
+    """
+    if session.epoch != cursor.epoch or not 0 <= session.history_count - cursor.seq <= CHUNK_SIZE:
+        return rebuild(session)
+    changed = list(
+        TimelineEntry.objects.filter(session=session, epoch=session.epoch, changed_version__gt=cursor.version)
+        .order_by("seq")
+    )
+    if any(entry.seq <= cursor.seq and entry.pk > cursor.pk for entry in changed):
+        return rebuild(session)
+    # A writer may have appended after the session row was read: those entries wait for the next poll.
+    changed = [entry for entry in changed if entry.seq <= session.history_count]
+    shown = cards(session, changed)
+    appended = [card for card in shown if card["seq"] > cursor.seq]
+    replaced = [card for card in shown if card["seq"] <= cursor.seq]
+    newest = max([cursor.pk] + [card["pk"] for card in appended])
+    return Changes(Cursor(session.version, session.epoch, session.history_count, newest), appended, replaced)
+
+
+def rebuild(session):
+    chunk = read_chunk(session)
+    return Changes(chunk.cursor, [], [], rebuilt=chunk)
+
+
+# Cards -------------------------------------------------------------------------
+
+
+def cards(session, entries):
+    """The cards of timeline entries, with the client action records their cards need, in one query."""
+    items = [(entry, entry.value) for entry in entries]
+    call_ids = [item["callId"] for entry, item in items if entry.type == "client_action" and item.get("callId")]
+    actions = {}
+    if call_ids:
+        actions = {action.call_id: action for action in ClientAction.objects.filter(session=session,
+                                                                                     call_id__in=call_ids)}
+    return [
+        card(entry, item, actions.get(item.get("callId")) if entry.type == "client_action" else None)
+        for entry, item in items
+    ]
+
+
+def card(entry, item, action=None):
+    """What a template needs to draw one timeline entry."""
+    status = item.get("status") if isinstance(item.get("status"), str) else ""
+    data = {
+        "pk": entry.pk,
+        "seq": entry.seq,
+        "key": entry.key,
+        "type": entry.type,
+        # One template per history item type of API.md.
+        "template": f"dashboard/entries/{entry.type}.html",
+        "created_at": entry.created_at,
+        "item": item,
+        "status": status,
+        "status_class": status if status in KNOWN_STATUSES else "other",
+    }
+    if entry.type == "message":
+        data["role"] = item.get("role")
+    elif entry.type == "client_action":
+        data.update(client_action_view(item, action))
+    elif entry.type == "subagent":
+        data["child_url"] = session_url(item.get("childSessionId"))
+    elif entry.type == "evaluation":
+        data["metrics"] = metrics(item.get("metrics"))
+        data["passed"] = sum(1 for metric in data["metrics"] if metric["passed"] is True)
+    return data
+
+
+def client_action_view(item, action):
+    """A client action card: its state comes from the record when there is one (opened here or by the agent)."""
+    state = action.status if action is not None else (item.get("status") or "")
+    view = {
+        "action": action,
+        "state": state,
+        "state_class": state if state in KNOWN_STATUSES else "other",
+        "edited": False,
+    }
+    if action is not None and action.approved_arguments_json is not None:
+        view["edited"] = not jsonvalues.equal(action.arguments, action.approved_arguments)
+    return view
+
+
+def session_url(session_id):
+    """A link to a session named by agent data, or None when the value cannot be a session id."""
+    try:
+        validation.session_id(session_id)
+    except InvalidInput:
+        return None
+    return reverse("dashboard:session", args=[session_id])
+
+
+def metrics(values):
+    """Evaluation metrics with a pass/fail verdict: the metric's own when it has one, else score against threshold."""
+    shown = []
+    for metric in values if isinstance(values, list) else []:
+        if not isinstance(metric, dict):
+            continue
+        score, threshold = metric.get("score"), metric.get("threshold")
+        passed = metric.get("passed", metric.get("pass"))
+        if not isinstance(passed, bool):
+            passed = score >= threshold if is_number(score) and is_number(threshold) else None
+        shown.append({"name": metric.get("name"), "score": score, "threshold": threshold, "passed": passed})
+    return shown
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -1,0 +1,117 @@
+import json
+
+import pytest
+from playwright.sync_api import expect
+
+from historyhub.apikeys.models import ApiKey
+from historyhub.history import client_actions, sessions
+from tests.browser.conftest import screenshot
+
+pytestmark = pytest.mark.browser
+
+
+def test_an_approver_approves_with_a_comment_and_the_api_reads_it_back(approver_page, refund_session):
+    page = approver_page
+    page.goto("/sessions/refund-1/")
+    expect(page.locator("#inbox-count")).to_have_text("1")
+    card = page.locator(".entry-client_action")
+    expect(card).to_contain_text("waiting")
+
+    card.get_by_label("Arguments").fill(json.dumps({"amount": 700, "currency": "USD"}, indent=2))
+    card.get_by_label("Comment").fill("The photo shows the damage. Refund 700.")
+    card.get_by_role("button", name="Approve").click()
+
+    expect(card).to_contain_text("approved")
+    expect(card).to_contain_text("by owner")
+    expect(card).to_contain_text("The photo shows the damage. Refund 700.")
+    expect(card.get_by_text("Requested arguments")).to_be_visible()
+    expect(card.get_by_text("Approved arguments")).to_be_visible()
+    expect(card.get_by_role("button", name="Approve")).to_have_count(0)
+    expect(page.locator("#inbox-count")).to_have_text("0")
+    expect(page.locator("#session-header")).not_to_contain_text("waiting for client action")
+    screenshot(page, "timeline")
+
+    _, key = ApiKey.issue("browser test", "write")
+    response = page.request.get("/api/v1/sessions/refund-1/client-actions/call_refund",
+                                headers={"Authorization": f"Bearer {key}"})
+    assert response.status == 200
+    action = response.json()
+    assert action["status"] == "approved" and action["decision"] == "approve"
+    assert action["resolvedBy"] == "owner"
+    assert action["comment"] == "The photo shows the damage. Refund 700."
+    assert action["arguments"] == {"amount": 750, "currency": "USD"}
+    assert action["approvedArguments"] == {"amount": 700, "currency": "USD"}
+
+
+def test_arguments_that_are_not_json_get_a_clear_error_and_nothing_changes(approver_page, refund_session):
+    page = approver_page
+    page.goto("/sessions/refund-1/")
+    card = page.locator(".entry-client_action")
+    card.get_by_label("Arguments").fill('{"amount": 700')
+    card.get_by_role("button", name="Approve").click()
+    expect(card.get_by_role("alert")).to_contain_text("The arguments are not valid JSON")
+    expect(card.get_by_label("Arguments")).to_have_value('{"amount": 700')
+    assert client_actions.get("refund-1", "call_refund").status == "waiting"
+    expect(page.locator("#inbox-count")).to_have_text("1")
+
+
+@pytest.fixture
+def inbox(refund_session):
+    sessions.ensure(agent="billingAgent", session_id="invoice-7", name="Corrected VAT invoice")
+    client_actions.open_action("invoice-7", call_id="call_invoice", name="send_invoice",
+                               arguments={"to": "chen@example.com", "vat": "DE123"})
+    sessions.ensure(agent="supportAgent", session_id="parcel-9", name="Redirect a parcel")
+    client_actions.open_action("parcel-9", call_id="call_parcel", name="redirect_parcel",
+                               arguments={"parcel": "PX-99812", "to": "Office, 12 Quay Street"})
+
+
+def test_an_approver_rejects_one_action_from_the_approvals_page(approver_page, inbox):
+    page = approver_page
+    page.get_by_role("link", name="Approvals").click()
+    expect(page).to_have_url("/approvals/")
+    items = page.locator(".approval")
+    expect(items).to_have_count(3)
+    expect(items.first).to_contain_text("request human approval")
+    expect(items.first).to_contain_text("Refund for a broken espresso machine")
+    screenshot(page, "approvals")
+
+    invoice = items.filter(has_text="send invoice")
+    invoice.get_by_label("Comment on send invoice").fill("Wrong VAT number.")
+    invoice.get_by_role("button", name="Reject").click()
+
+    expect(page.get_by_text("Rejected 1 action.")).to_be_visible()
+    expect(items).to_have_count(2)
+    expect(page.locator("#inbox-count")).to_have_text("2")
+    rejected = client_actions.get("invoice-7", "call_invoice")
+    assert rejected.status == "rejected" and rejected.resolved_by == "owner"
+    assert rejected.comment == "Wrong VAT number."
+
+
+def test_an_approver_approves_several_actions_together(approver_page, inbox):
+    page = approver_page
+    page.goto("/approvals/")
+    bulk = page.locator("#bulk-decision")
+    expect(bulk.get_by_role("button", name="Approve")).to_be_disabled()
+    page.get_by_label("Select request human approval in").check()
+    page.get_by_label("Select redirect parcel in").check()
+    expect(page.locator("#selected-count")).to_have_text("2 selected")
+    bulk.get_by_placeholder("Comment for the selected actions (optional)").fill("Both fine.")
+    bulk.get_by_role("button", name="Approve").click()
+
+    expect(page.get_by_text("Approved 2 actions.")).to_be_visible()
+    expect(page.locator(".approval")).to_have_count(1)
+    expect(page.locator(".approval")).to_contain_text("send invoice")
+    expect(page.locator("#inbox-count")).to_have_text("1")
+    for session_id, call_id in (("refund-1", "call_refund"), ("parcel-9", "call_parcel")):
+        action = client_actions.get(session_id, call_id)
+        assert action.status == "approved" and action.comment == "Both fine." and action.resolved_by == "owner"
+
+
+def test_select_all_ticks_every_action(approver_page, inbox):
+    page = approver_page
+    page.goto("/approvals/")
+    page.get_by_label("Select all").check()
+    expect(page.locator("#selected-count")).to_have_text("3 selected")
+    page.locator("#bulk-decision").get_by_role("button", name="Reject").click()
+    expect(page.get_by_text("Nothing is waiting for a person.")).to_be_visible()
+    expect(page.locator("#inbox-count")).to_have_text("0")

@@ -1,0 +1,147 @@
+import re
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from historyhub.dashboard.views import APPROVALS_PAGE_SIZE
+from historyhub.history import client_actions, sessions
+from historyhub.history.models import ClientAction
+from tests.dashboard.conftest import HTMX, post, text_of
+
+URL = reverse("dashboard:approvals")
+DECIDE = reverse("dashboard:decide_selected")
+
+
+@pytest.fixture
+def inbox(db):
+    sessions.ensure(agent="supportAgent", session_id="s-old", name="The older one")
+    sessions.ensure(agent="billingAgent", session_id="s-new")
+    client_actions.open_action("s-old", call_id="a1", name="issue_refund", arguments={"amount": 750})
+    client_actions.open_action("s-new", call_id="b/1", name="send_invoice", arguments={"to": "chen@example.com"})
+    client_actions.open_action("s-new", call_id="b2", name="close_account", arguments={})
+    client_actions.decide("s-new", "b2", decision="approve", resolved_by="someone")
+    ClientAction.objects.filter(call_id="a1").update(created_at=timezone.now() - timedelta(hours=3))
+
+
+def status(session_id, call_id):
+    return client_actions.get(session_id, call_id).status
+
+
+def test_it_lists_every_waiting_action_oldest_first_with_session_agent_arguments_and_age(viewer_client, inbox):
+    html = text_of(viewer_client.get(URL))
+    titles = re.findall(r'<h2 class="approval-title">([^<]+) <code', html)
+    assert titles == ["issue refund", "send invoice"]
+    first = html[html.index('class="approval-title">issue refund'):html.index("</li>")]
+    assert '<a href="/sessions/s-old/">The older one</a>' in first
+    assert "supportAgent" in first and "&quot;amount&quot;: 750" in first
+    assert "asked 3\xa0hours ago" in first
+    assert "close account" not in html
+
+
+def test_a_viewer_reads_the_inbox_without_any_way_to_decide(viewer_client, inbox):
+    html = text_of(viewer_client.get(URL))
+    assert "issue refund" in html
+    assert "Approve" not in html and "Reject" not in html and 'type="checkbox"' not in html
+
+
+def test_an_approver_gets_inline_buttons_and_a_bulk_form(approver_client, inbox):
+    html = text_of(approver_client.get(URL))
+    assert html.count(">Approve</button>") == 3 and html.count(">Reject</button>") == 3
+    assert '<input type="checkbox" class="select" id="select-' in html
+    assert 'value="s-old/a1" form="bulk-decision"' in html and 'value="s-new/b/1" form="bulk-decision"' in html
+    assert '<script src="/static/js/approvals.js" defer></script>' in html
+
+
+def test_approving_one_inline_resolves_it_as_the_approver(approver_client, inbox):
+    response = post(approver_client, DECIDE, {"selected": "s-new/b/1", "decision": "approve", "comment": "fine"},
+                    htmx=True)
+    assert response.status_code == 200
+    action = client_actions.get("s-new", "b/1")
+    assert action.status == "approved" and action.resolved_by == "owner" and action.comment == "fine"
+    assert action.approved_arguments == {"to": "chen@example.com"}
+    html = text_of(response)
+    assert html.lstrip().startswith('<section id="approval-list"')
+    assert "Approved 1 action." in html and "send invoice" not in html and "issue refund" in html
+    assert 'title="1 waiting for a person">1</span>' in html and 'hx-swap-oob="true"' in html
+    assert status("s-old", "a1") == "waiting"
+
+
+def test_selected_actions_are_rejected_together_with_one_comment(approver_client, inbox):
+    response = post(approver_client, DECIDE, {"selected": ["s-old/a1", "s-new/b/1"], "decision": "reject",
+                                              "comment": "Not today."}, htmx=True)
+    assert "Rejected 2 actions." in text_of(response)
+    assert "Nothing is waiting for a person." in text_of(response)
+    for session_id, call_id in (("s-old", "a1"), ("s-new", "b/1")):
+        action = client_actions.get(session_id, call_id)
+        assert action.status == "rejected" and action.comment == "Not today." and action.resolved_by == "owner"
+
+
+def test_an_action_decided_meanwhile_is_reported_and_the_rest_still_decided(approver_client, inbox):
+    client_actions.decide("s-old", "a1", decision="reject", resolved_by="colleague")
+    html = text_of(post(approver_client, DECIDE, {"selected": ["s-old/a1", "s-new/b/1"], "decision": "approve"},
+                        htmx=True))
+    assert "was already resolved differently" in html and "Approved 1 action." in html
+    assert status("s-new", "b/1") == "approved" and status("s-old", "a1") == "rejected"
+
+
+@pytest.mark.parametrize("data, message", [
+    ({"decision": "approve"}, "Select at least one action."),
+    ({"selected": "no-slash", "decision": "approve"}, "That is not a client action."),
+    ({"selected": "s-old/a1", "decision": "sure"}, "Select a valid choice."),
+])
+def test_a_bulk_decision_that_cannot_be_understood_changes_nothing(approver_client, inbox, data, message):
+    response = post(approver_client, DECIDE, data, htmx=True)
+    assert response.status_code == 422 and message in text_of(response)
+    assert status("s-old", "a1") == "waiting" and status("s-new", "b/1") == "waiting"
+
+
+def test_an_action_that_does_not_exist_is_reported(approver_client, inbox):
+    html = text_of(post(approver_client, DECIDE, {"selected": "s-old/zzz", "decision": "approve"}, htmx=True))
+    assert "Client action &#x27;zzz&#x27; was not found in session &#x27;s-old&#x27;." in html
+
+
+def test_a_viewers_forged_bulk_decision_is_forbidden(viewer_client, inbox):
+    response = post(viewer_client, DECIDE, {"selected": ["s-old/a1"], "decision": "approve"}, htmx=True)
+    assert response.status_code == 403 and status("s-old", "a1") == "waiting"
+
+
+def test_a_bulk_decision_without_the_csrf_token_is_refused(approver_client, inbox):
+    response = approver_client.post(DECIDE, {"selected": ["s-old/a1"], "decision": "approve"})
+    assert response.status_code == 403 and status("s-old", "a1") == "waiting"
+
+
+def test_without_javascript_a_decision_redirects_to_the_inbox_with_a_message(approver_client, inbox):
+    response = post(approver_client, DECIDE, {"selected": "s-old/a1", "decision": "approve", "page": 1})
+    assert response.status_code == 302 and response["Location"] == "/approvals/?page=1"
+    assert "Approved 1 action." in text_of(approver_client.get(response["Location"]))
+
+
+def test_the_list_polls_and_gets_204_until_the_inbox_changes(approver_client, inbox):
+    html = text_of(approver_client.get(URL))
+    poll = re.search(r'<section id="approval-list"[^>]*hx-get="([^"]+)" hx-trigger="every 5s"', html).group(1)
+    poll = poll.replace("&amp;", "&")
+    assert approver_client.get(poll, headers=HTMX).status_code == 204
+    client_actions.open_action("s-old", call_id="a3", name="ship_replacement", arguments={})
+    changed = text_of(approver_client.get(poll, headers=HTMX))
+    assert "ship replacement" in changed
+    # A poll keeps what the person typed or ticked: the inputs carry hx-preserve.
+    assert re.search(r'id="comment-\d+" name="comment" placeholder="Comment \(optional\)" hx-preserve>', changed)
+    assert re.search(r'id="select-\d+"[^>]*hx-preserve>', changed)
+
+
+def test_after_a_decision_the_inputs_start_empty(approver_client, inbox):
+    html = text_of(post(approver_client, DECIDE, {"selected": "s-old/a1", "decision": "approve"}, htmx=True))
+    assert "hx-preserve" not in html
+
+
+def test_the_inbox_is_paged_and_deciding_the_last_action_of_a_page_shows_the_page_before(approver_client, db):
+    sessions.ensure(agent="bulk", session_id="many")
+    for number in range(APPROVALS_PAGE_SIZE + 1):
+        client_actions.open_action("many", call_id=f"c{number:03d}", name="step", arguments={"n": number})
+    second = text_of(approver_client.get(URL, {"page": 2}))
+    assert "Page 2 of 2" in second and second.count('class="approval"') == 1
+    html = text_of(post(approver_client, DECIDE, {"selected": f"many/c{APPROVALS_PAGE_SIZE:03d}",
+                                                  "decision": "approve", "page": 2}, htmx=True))
+    assert html.count('class="approval"') == APPROVALS_PAGE_SIZE and "Page 2 of" not in html

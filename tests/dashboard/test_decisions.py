@@ -1,0 +1,123 @@
+import json
+
+import pytest
+
+from historyhub.history import client_actions
+from historyhub.history.models import TimelineEntry
+from tests.dashboard.conftest import decision_url, post, text_of
+
+
+def action():
+    return client_actions.get("refund-1", "call_refund")
+
+
+def test_an_approver_approves_with_a_comment_and_edited_arguments(approver_client, refund):
+    response = post(approver_client, decision_url("refund-1", "call_refund"), {
+        "decision": "approve", "comment": "Photo checks out.",
+        "arguments": json.dumps({"amount": 700, "currency": "USD"}),
+    }, htmx=True)
+    assert response.status_code == 200
+    decided = action()
+    assert decided.status == "approved" and decided.resolved_by == "owner"
+    assert decided.comment == "Photo checks out."
+    assert decided.arguments == {"amount": 750, "currency": "USD"}
+    assert decided.approved_arguments == {"amount": 700, "currency": "USD"}
+
+    html = text_of(response)
+    card = html[:html.index("</article>")]
+    assert card.lstrip().startswith('<article id="entry-')
+    assert '<span class="badge state-approved">approved</span>' in card and "<dt>By</dt><dd>owner</dd>" in card
+    assert "Photo checks out." in card and ">Approve</button>" not in card
+    # The same answer refreshes the header and the navigation's count, out of band.
+    assert '<header id="session-header" class="session-header" hx-swap-oob="true">' in html
+    assert '<span id="inbox-count" class="count" hx-get="/approvals/count/?since=0"' in html
+    assert 'hx-swap-oob="true" title="0 waiting for a person">0</span>' in html
+
+
+def test_approving_with_untouched_arguments_keeps_them(approver_client, refund):
+    post(approver_client, decision_url("refund-1", "call_refund"),
+         {"decision": "approve", "arguments": json.dumps({"amount": 750, "currency": "USD"})}, htmx=True)
+    assert action().approved_arguments == {"amount": 750, "currency": "USD"}
+
+
+def test_an_approver_rejects_and_the_arguments_box_is_ignored(approver_client, refund):
+    response = post(approver_client, decision_url("refund-1", "call_refund"),
+                    {"decision": "reject", "comment": "Too much.", "arguments": "not json"}, htmx=True)
+    assert response.status_code == 200
+    rejected = action()
+    assert rejected.status == "rejected" and rejected.comment == "Too much." and rejected.approved_arguments is None
+
+
+@pytest.mark.parametrize("arguments, message", [
+    ('{"amount": 700', "The arguments are not valid JSON: Expecting &#x27;,&#x27; delimiter at line 1, column 15."),
+    ("[1, 2]", "The arguments must be a JSON object"),
+    ('{"amount": NaN}', "The arguments are not valid JSON: NaN is not a JSON number."),
+])
+def test_arguments_that_are_not_a_json_object_get_a_clear_error_and_change_nothing(
+    approver_client, refund, arguments, message
+):
+    response = post(approver_client, decision_url("refund-1", "call_refund"),
+                    {"decision": "approve", "comment": "ok", "arguments": arguments}, htmx=True)
+    assert response.status_code == 422
+    html = text_of(response)
+    assert message in html and 'aria-invalid="true"' in html
+    # What the person typed stays in the form so they can fix it.
+    assert ">Approve</button>" in html and "ok</textarea>" in html
+    assert action().status == "waiting"
+
+
+def test_an_unknown_decision_is_refused_and_changes_nothing(approver_client, refund):
+    response = post(approver_client, decision_url("refund-1", "call_refund"), {"decision": "maybe"}, htmx=True)
+    assert response.status_code == 422 and action().status == "waiting"
+
+
+def test_a_viewers_forged_decision_is_forbidden_and_changes_nothing(viewer_client, refund):
+    response = post(viewer_client, decision_url("refund-1", "call_refund"), {"decision": "approve"}, htmx=True)
+    assert response.status_code == 403
+    assert action().status == "waiting"
+
+
+def test_a_decision_without_the_csrf_token_is_refused(approver_client, refund):
+    response = approver_client.post(decision_url("refund-1", "call_refund"), {"decision": "approve"},
+                                    headers={"HX-Request": "true"})
+    assert response.status_code == 403
+    assert action().status == "waiting"
+
+
+def test_a_decision_is_never_a_get(approver_client, refund):
+    assert approver_client.get(decision_url("refund-1", "call_refund")).status_code == 405
+    assert action().status == "waiting"
+
+
+def test_deciding_what_someone_else_already_decided_shows_why_and_the_outcome(approver_client, refund):
+    client_actions.decide("refund-1", "call_refund", decision="reject", resolved_by="colleague")
+    response = post(approver_client, decision_url("refund-1", "call_refund"), {"decision": "approve"}, htmx=True)
+    assert response.status_code == 409
+    html = text_of(response)
+    assert "was already resolved differently" in html and "colleague" in html
+    assert action().status == "rejected"
+
+
+def test_without_javascript_a_decision_redirects_back_to_the_card_with_a_message(approver_client, refund):
+    url = decision_url("refund-1", "call_refund")
+    response = post(approver_client, url, {"decision": "approve", "arguments": "{}"})
+    assert response.status_code == 302
+    entry_id = url.split("/entries/")[1].split("/")[0]
+    assert response["Location"] == f"/sessions/refund-1/#entry-{entry_id}"
+    assert "Decision recorded." in text_of(approver_client.get(response["Location"]))
+    assert action().approved_arguments == {}
+
+
+def test_without_javascript_an_error_comes_back_as_a_message(approver_client, refund):
+    response = post(approver_client, decision_url("refund-1", "call_refund"),
+                    {"decision": "approve", "arguments": "{"})
+    assert response.status_code == 302
+    assert "The arguments are not valid JSON" in text_of(approver_client.get(response["Location"]))
+    assert action().status == "waiting"
+
+
+def test_a_card_that_is_not_a_client_action_cannot_be_decided(approver_client, refund):
+    message = TimelineEntry.objects.get(session_id="refund-1", type="message")
+    response = post(approver_client, f"/sessions/refund-1/entries/{message.pk}/decision/", {"decision": "approve"})
+    assert response.status_code == 404
+    assert action().status == "waiting"

@@ -1,0 +1,83 @@
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from tests.dashboard.conftest import HTMX, text_of
+
+PAGES = [
+    "/",
+    "/sessions/refund-1/",
+    "/sessions/refund-1/updates/?since=0&epoch=0&seq=0&pk=0",
+    "/approvals/",
+    "/approvals/count/",
+]
+
+
+@pytest.mark.parametrize("url", PAGES)
+def test_every_page_sends_a_visitor_to_the_login_page(db, url):
+    response = Client().get(url)
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/?next=")
+
+
+def test_an_htmx_request_from_a_visitor_asks_the_browser_to_load_the_login_page(db):
+    response = Client().get("/approvals/count/", headers={**HTMX, "HX-Current-URL": "http://testserver/approvals/"})
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == "/accounts/login/?next=%2Fapprovals%2F"
+    assert response.content == b""
+
+
+def test_the_login_form_logs_a_person_in_and_returns_them_where_they_were_going(approver):
+    client = Client(enforce_csrf_checks=True)
+    page = client.get("/accounts/login/?next=/approvals/")
+    assert page.status_code == 200
+    assert 'name="username"' in text_of(page) and 'name="password"' in text_of(page)
+    response = client.post("/accounts/login/", {
+        "username": "owner", "password": "owner-password-1", "next": "/approvals/",
+        "csrfmiddlewaretoken": client.cookies["csrftoken"].value,
+    })
+    assert response.status_code == 302 and response["Location"] == "/approvals/"
+    assert client.get("/").status_code == 200
+
+
+def test_a_wrong_password_keeps_the_person_on_the_form_with_an_error(approver):
+    client = Client()
+    response = client.post("/accounts/login/", {"username": "owner", "password": "nope"})
+    assert response.status_code == 200
+    assert "Please enter a correct username and password" in text_of(response)
+    assert client.get("/").status_code == 302
+
+
+def test_the_login_form_without_a_csrf_token_is_refused(approver):
+    response = Client(enforce_csrf_checks=True).post(
+        "/accounts/login/", {"username": "owner", "password": "owner-password-1"}
+    )
+    assert response.status_code == 403
+
+
+def test_logging_out_takes_a_post_and_ends_the_session(approver_client):
+    token = approver_client.get("/").cookies["csrftoken"].value
+    response = approver_client.post("/accounts/logout/", headers={"X-CSRFToken": token})
+    assert response.status_code == 302
+    assert approver_client.get("/").status_code == 302
+
+
+@pytest.mark.parametrize("url", ["/", "/sessions/refund-1/", "/approvals/", "/accounts/login/"])
+def test_pages_keep_to_the_strict_content_security_policy(approver_client, refund, url):
+    response = approver_client.get(url)
+    html = text_of(response)
+    policy = response["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "style-src 'self'" in policy
+    assert re.findall(r"<script(?![^>]*\bsrc=)[^>]*>", html) == []
+    assert "<style" not in html
+    assert re.findall(r"\sstyle=", html) == []
+    assert re.findall(r"\son[a-z]+=", html) == []
+    # htmx would otherwise add an inline <style> for its indicators, and eval what it is given.
+    assert '"includeIndicatorStyles": false' in html and '"allowEval": false' in html
+
+
+def test_htmx_requests_carry_the_csrf_token_from_the_body(approver_client):
+    html = text_of(approver_client.get(reverse("dashboard:sessions")))
+    assert re.search(r"<body hx-headers='\{\"x-csrftoken\": \"[A-Za-z0-9]{64}\"\}'>", html)

@@ -1,0 +1,112 @@
+import re
+
+import pytest
+from django.urls import reverse
+
+from historyhub.dashboard.timeline import CHUNK_SIZE
+from historyhub.history import client_actions, item_log, sessions
+from historyhub.history.models import TimelineEntry
+from tests.dashboard.conftest import HTMX, text_of
+
+
+def poll_url(html):
+    return re.search(r'<div id="timeline-poll" hidden hx-get="([^"]+)"', html).group(1).replace("&amp;", "&")
+
+
+def open_page(client, session_id):
+    response = client.get(reverse("dashboard:session", args=[session_id]))
+    return poll_url(text_of(response))
+
+
+@pytest.fixture
+def live(db):
+    sessions.ensure(agent="a", session_id="live")
+    item_log.append("live", [
+        {"role": "user", "content": "first question"},
+        {"type": "function_call", "call_id": "c1", "name": "search", "arguments": "{}"},
+    ])
+    return "live"
+
+
+def test_the_timeline_polls_with_a_cursor(viewer_client, live):
+    url = open_page(viewer_client, live)
+    session = sessions.get(live)
+    assert url == f"/sessions/live/updates/?since={session.version}&epoch=0&seq=2&pk=" + str(
+        TimelineEntry.objects.filter(session_id=live).order_by("-pk").first().pk
+    )
+
+
+def test_a_poll_that_finds_nothing_new_gets_204_and_no_body(viewer_client, live, django_assert_max_num_queries):
+    url = open_page(viewer_client, live)
+    with django_assert_max_num_queries(4):
+        response = viewer_client.get(url, headers=HTMX)
+    assert response.status_code == 204 and response.content == b""
+
+
+def test_new_items_are_appended_and_changed_ones_replaced(viewer_client, live):
+    url = open_page(viewer_client, live)
+    item_log.append(live, [
+        {"type": "function_call_output", "call_id": "c1", "output": "three results"},
+        {"role": "assistant", "content": "the answer"},
+    ])
+    html = text_of(viewer_client.get(url, headers=HTMX))
+    appended_at = html.index('<div hx-swap-oob="beforeend:#timeline">')
+    replaced = re.search(r'<article id="entry-\d+" class="entry entry-action" hx-swap-oob="true">.*?</article>',
+                         html, re.DOTALL)
+    assert appended_at < html.index("the answer") < replaced.start()
+    assert "three results" in replaced.group(0) and "state-completed" in replaced.group(0)
+    assert "first question" not in html
+    # The answer brings the header, and a fresh cursor that finds nothing new next time.
+    assert 'id="session-header" class="session-header" hx-swap-oob="true"' in html
+    next_url = poll_url(html)
+    assert viewer_client.get(next_url, headers=HTMX).status_code == 204
+
+
+def test_a_new_waiting_client_action_shows_up_with_its_buttons(approver_client, live):
+    url = open_page(approver_client, live)
+    client_actions.open_action(live, call_id="ok1", name="send_email", arguments={"to": "a@example.com"})
+    html = text_of(approver_client.get(url, headers=HTMX))
+    assert "send email" in html and ">Approve</button>" in html
+    assert '<span class="badge waiting-count">1 waiting</span>' in html
+
+
+def test_a_card_resolved_elsewhere_is_redrawn_without_its_buttons(approver_client, refund):
+    url = open_page(approver_client, "refund-1")
+    client_actions.decide("refund-1", "call_refund", decision="reject", resolved_by="someone-else")
+    html = text_of(approver_client.get(url, headers=HTMX))
+    assert "someone-else" in html and ">Approve</button>" not in html
+
+
+def test_an_empty_timeline_drops_its_placeholder_when_the_first_item_arrives(viewer_client, db):
+    sessions.ensure(agent="a", session_id="empty")
+    url = open_page(viewer_client, "empty")
+    item_log.append("empty", [{"role": "user", "content": "hello"}])
+    html = text_of(viewer_client.get(url, headers=HTMX))
+    assert '<p id="timeline-empty" hx-swap-oob="delete"></p>' in html and "hello" in html
+
+
+@pytest.mark.parametrize("change", [
+    lambda: item_log.pop("live"),
+    lambda: item_log.replace("live", [{"role": "user", "content": "a different story"}]),
+    lambda: item_log.compact("live", [{"type": "compaction"}, {"role": "user", "content": "after compaction"}]),
+    lambda: (item_log.pop("live"), item_log.append("live", [{"role": "user", "content": "in its place"}])),
+    lambda: item_log.append("live", [{"role": "user", "content": f"burst {n}"} for n in range(CHUNK_SIZE + 1)]),
+])
+def test_removed_or_remade_entries_redraw_the_newest_chunk(viewer_client, live, change):
+    url = open_page(viewer_client, live)
+    change()
+    html = text_of(viewer_client.get(url, headers=HTMX))
+    assert '<section id="timeline" class="timeline" aria-label="Timeline" hx-swap-oob="true">' in html
+    assert 'beforeend:#timeline' not in html
+    assert viewer_client.get(poll_url(html), headers=HTMX).status_code == 204
+
+
+@pytest.mark.parametrize("query", ["", "?since=x&epoch=0&seq=0&pk=0", "?since=1&epoch=0&seq=-1&pk=0"])
+def test_a_poll_without_a_whole_cursor_is_a_bad_request(viewer_client, live, query):
+    assert viewer_client.get(f"/sessions/live/updates/{query}").status_code == 400
+
+
+def test_polling_a_deleted_session_is_not_found(viewer_client, live):
+    url = open_page(viewer_client, live)
+    sessions.delete(live)
+    assert viewer_client.get(url, headers=HTMX).status_code == 404

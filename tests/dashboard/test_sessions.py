@@ -1,0 +1,152 @@
+import re
+
+import pytest
+from django.urls import reverse
+
+from historyhub.dashboard.views import SESSIONS_PAGE_SIZE
+from historyhub.history import client_actions, item_log, sessions
+from tests.dashboard.conftest import HTMX, text_of
+
+URL = reverse("dashboard:sessions")
+
+
+def poll_url(response):
+    poll = re.search(r'<section id="session-results"[^>]*hx-get="([^"]+)" hx-trigger="every 5s"', text_of(response))
+    return poll.group(1).replace("&amp;", "&")
+
+
+def rows(response):
+    """The session ids of the table's rows, in order."""
+    return re.findall(r'class="session-link" href="/sessions/([^/]+)/"', text_of(response))
+
+
+@pytest.fixture
+def fleet(db):
+    sessions.ensure(agent="supportAgent", session_id="support-1", name="Where is my order?",
+                    metadata={"customer": "Alice"})
+    item_log.append("support-1", [{"role": "user", "content": "Where is my order #4411?"}])
+    sessions.ensure(agent="researchAgent", session_id="research-1", name="Battery brief")
+    item_log.append("research-1", [{"role": "user", "content": "Summarise battery recycling."}])
+    sessions.update("research-1", {"status": "completed", "runStatus": "completed"})
+    sessions.ensure(agent="supportAgent", session_id="support-2", name="Refund")
+    item_log.append("support-2", [{"role": "assistant", "content": "A refund needs approval."}])
+    client_actions.open_action("support-2", call_id="c1", name="refund", arguments={"amount": 5})
+
+
+def test_it_lists_sessions_most_recently_updated_first(viewer_client, fleet):
+    assert rows(viewer_client.get(URL)) == ["support-2", "research-1", "support-1"]
+    item_log.append("support-1", [{"role": "assistant", "content": "It arrives Thursday."}])
+    assert rows(viewer_client.get(URL)) == ["support-1", "support-2", "research-1"]
+
+
+def test_a_row_shows_agent_name_id_badges_waiting_count_and_last_message(viewer_client, fleet):
+    html = text_of(viewer_client.get(URL))
+    row = html[html.index('href="/sessions/support-2/"'):]
+    row = row[:row.index("</tr>")]
+    assert "Refund" in row and "support-2" in row and "supportAgent" in row
+    assert '<span class="badge status-active" title="status">active</span>' in row
+    assert '<span class="badge run-waiting_for_client_action" title="run status">waiting for client action</span>' in row
+    assert '<span class="badge waiting-count">1</span>' in row
+    assert "A refund needs approval." in row
+    assert "just now" in row
+
+
+@pytest.mark.parametrize("query, expected", [
+    ({"agent": "researchAgent"}, ["research-1"]),
+    ({"status": "completed"}, ["research-1"]),
+    ({"runStatus": "waiting_for_client_action"}, ["support-2"]),
+    ({"waiting": "on"}, ["support-2"]),
+    ({"agent": "supportAgent", "status": "active"}, ["support-2", "support-1"]),
+])
+def test_the_filters_narrow_the_table(viewer_client, fleet, query, expected):
+    assert rows(viewer_client.get(URL, query)) == expected
+
+
+@pytest.mark.parametrize("q, expected", [
+    ("#4411", ["support-1"]),
+    ("battery", ["research-1"]),
+    ("alice", ["support-1"]),
+    ("support-2", ["support-2"]),
+    ("nothing like this", []),
+])
+def test_the_search_box_matches_ids_names_metadata_and_message_text(viewer_client, fleet, q, expected):
+    assert rows(viewer_client.get(URL, {"q": q})) == expected
+
+
+def test_a_filter_value_that_is_not_valid_is_ignored(viewer_client, fleet):
+    response = viewer_client.get(URL, {"status": "sleeping", "page": "zero"})
+    assert response.status_code == 200
+    assert rows(response) == ["support-2", "research-1", "support-1"]
+
+
+def test_the_filter_form_updates_the_table_as_you_type_and_keeps_the_url(viewer_client, fleet):
+    html = text_of(viewer_client.get(URL))
+    form = re.search(r'<form class="filters"[^>]*>', html).group(0)
+    assert 'hx-get="/"' in form and 'hx-target="#session-results"' in form and 'hx-push-url="true"' in form
+    assert "input changed delay:300ms from:find input[type=search]" in form
+    assert "search from:find input[type=search]" in form
+    assert 'type="search" name="q"' in html
+
+
+def test_an_htmx_request_gets_only_the_table(viewer_client, fleet):
+    response = viewer_client.get(URL, {"q": "battery"}, headers=HTMX)
+    html = text_of(response)
+    assert html.lstrip().startswith('<section id="session-results"')
+    assert "<html" not in html
+    assert rows(response) == ["research-1"]
+    assert response["Vary"] and "HX-Request" in response["Vary"]
+
+
+@pytest.fixture
+def many(db):
+    for number in range(SESSIONS_PAGE_SIZE + 2):
+        sessions.ensure(agent="bulk", session_id=f"bulk-{number:02d}")
+
+
+def test_pagination_links_work_with_and_without_javascript(viewer_client, many):
+    first = viewer_client.get(URL, {"agent": "bulk"})
+    assert len(rows(first)) == SESSIONS_PAGE_SIZE
+    html = text_of(first)
+    assert "Page 1 of 2" in html
+    link = re.search(r'<a rel="next" href="([^"]+)" hx-get="([^"]+)"', html)
+    assert link.group(1) == "?agent=bulk&amp;page=2"
+    assert link.group(2) == "/?agent=bulk&amp;page=2"
+    second = viewer_client.get(URL, {"agent": "bulk", "page": 2})
+    assert rows(second) == ["bulk-01", "bulk-00"]
+    assert 'rel="prev" href="?agent=bulk&amp;page=1"' in text_of(second)
+
+
+def test_a_page_past_the_end_offers_the_first_page(viewer_client, many):
+    html = text_of(viewer_client.get(URL, {"page": 9}))
+    assert "No sessions on page 9" in html
+
+
+def test_the_table_polls_and_gets_204_while_nothing_changed(viewer_client, fleet):
+    poll = poll_url(viewer_client.get(URL, {"agent": "supportAgent"}))
+    assert poll.startswith("/?agent=supportAgent&since=")
+    assert viewer_client.get(poll, headers=HTMX).status_code == 204
+
+    item_log.append("support-1", [{"role": "assistant", "content": "Shipped."}])
+    changed = viewer_client.get(poll, headers=HTMX)
+    assert changed.status_code == 200
+    assert rows(changed) == ["support-1", "support-2"]
+    assert "Shipped." in text_of(changed)
+
+
+def test_a_deleted_session_changes_the_poll_answer(viewer_client, fleet):
+    poll = poll_url(viewer_client.get(URL))
+    sessions.delete("support-1")
+    assert rows(viewer_client.get(poll, headers=HTMX)) == ["support-2", "research-1"]
+
+
+def test_agent_text_in_the_table_is_escaped(viewer_client, db):
+    sessions.ensure(agent="evil", session_id="evil-1", name="<b>bold</b>")
+    item_log.append("evil-1", [{"role": "user", "content": "<script>window.__pwned=1</script>"}])
+    html = text_of(viewer_client.get(URL))
+    assert "<script>window.__pwned" not in html and "<b>bold" not in html
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in html
+    assert "&lt;b&gt;bold&lt;/b&gt;" in html
+
+
+def test_the_page_refuses_a_post(approver_client):
+    assert approver_client.post(URL).status_code in (403, 405)
