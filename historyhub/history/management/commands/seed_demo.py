@@ -21,7 +21,10 @@ class Command(BaseCommand):
         with transaction.atomic():
             approvers, _ = Group.objects.get_or_create(name="Approvers")
             approvers.permissions.add(Permission.objects.get(codename="decide_clientaction"))
-            user, created = User.objects.get_or_create(username=DEMO_USERNAME, defaults={"is_staff": True})
+            # A superuser, so the demo login can explore the admin too.
+            user, created = User.objects.get_or_create(
+                username=DEMO_USERNAME, defaults={"is_staff": True, "is_superuser": True}
+            )
             if created:
                 user.set_password(DEMO_PASSWORD)
                 user.save()
@@ -32,7 +35,7 @@ class Command(BaseCommand):
         if not quiet_credentials:
             self.stdout.write(
                 "\nHistoryHub demo is ready.\n"
-                f"  Dashboard login: {DEMO_USERNAME} / {DEMO_PASSWORD}  (an approver)\n"
+                f"  Dashboard login: {DEMO_USERNAME} / {DEMO_PASSWORD}  (an approver and an admin)\n"
                 f"  Demo API key:    {key}\n"
                 "  Open http://127.0.0.1:8000/\n"
             )
