@@ -1,5 +1,94 @@
-"""The NinjaAPI: /api/v1, its auth, its errors and its OpenAPI schema."""
+"""The NinjaAPI: /api/v1, its auth, its errors and its OpenAPI schema.
+
+Every error, ours or ninja's, answers ``{"error": {"code", "message"}}``.
+"""
+
+import json
 
 from ninja import NinjaAPI
+from ninja.errors import AuthenticationError, AuthorizationError, HttpError, ValidationError
+from ninja.parser import Parser
 
-api = NinjaAPI(title="HistoryHub", version="1", urls_namespace="api")
+from historyhub.apikeys.auth import ApiKeyAuth
+from historyhub.history.api import router as history_router
+from historyhub.history.errors import DomainError
+
+BODY_MESSAGE = "The request body must be a JSON object."
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not JSON")
+
+
+class StrictJSONParser(Parser):
+    """A JSON object, as RFC 8259 has it: Python's NaN and Infinity extensions are refused.
+
+    Every request body of the API is an object; ninja's Schema would read
+    any other value as an object with no fields.
+    """
+
+    def parse_body(self, request):
+        body = json.loads(request.body, parse_constant=_reject_constant)
+        if not isinstance(body, dict):
+            raise ValueError(BODY_MESSAGE)
+        return body
+
+
+class HistoryHubAPI(NinjaAPI):
+    def get_openapi_operation_id(self, operation):
+        """The view's name in camelCase (createSession, appendItems), for generated clients."""
+        first, *rest = operation.view_func.__name__.split("_")
+        return first + "".join(word.capitalize() for word in rest)
+
+
+api = HistoryHubAPI(
+    title="HistoryHub",
+    version="1",
+    description="Conversation history for AI agents. Authenticate with `Authorization: Bearer <api key>`.",
+    urls_namespace="api",
+    auth=ApiKeyAuth(),
+    parser=StrictJSONParser(),
+)
+api.add_router("/v1", history_router)
+
+
+def error_response(request, code, message, status):
+    return api.create_response(request, {"error": {"code": code, "message": message}}, status=status)
+
+
+@api.exception_handler(DomainError)
+def domain_error(request, exc):
+    return error_response(request, exc.code, exc.message, exc.status)
+
+
+@api.exception_handler(AuthenticationError)
+def unauthorized(request, exc):
+    response = error_response(
+        request, "unauthorized", "A valid API key is required: Authorization: Bearer <key>.", 401
+    )
+    response["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+@api.exception_handler(AuthorizationError)
+def forbidden(request, exc):
+    return error_response(request, "forbidden", exc.message, 403)
+
+
+@api.exception_handler(ValidationError)
+def invalid_input(request, exc):
+    """The first schema error, named by its field as the wire spells it."""
+    error = exc.errors[0]
+    source, *where = error["loc"]
+    if source == "body":
+        # ninja nests the body under the view's parameter name; the wire does not.
+        where = where[1:]
+    field = ".".join(str(part) for part in where) or source
+    return error_response(request, "invalid_input", f"{field}: {error['msg']}", 400)
+
+
+@api.exception_handler(HttpError)
+def unparsable_body(request, exc):
+    # With bearer auth and no throttling, ninja raises a plain HttpError only
+    # for a request body its parser refused.
+    return error_response(request, "invalid_input", BODY_MESSAGE, 400)

@@ -55,6 +55,9 @@ from historyhub.history.schemas import (
 
 router = Router(tags=["history"])
 
+# Large enough that a long history is not written an item at a time.
+STREAM_PIECE = 64 * 1024
+
 SessionId = Annotated[str, Path(alias="sessionId", pattern=SESSION_ID_PATTERN)]
 CallId = Annotated[str, Path(alias="callId", max_length=validation.MAX_ID_LENGTH, pattern=WITHOUT_NUL)]
 MessageId = Annotated[str, Path(alias="messageId", max_length=validation.MAX_ID_LENGTH, pattern=WITHOUT_NUL)]
@@ -132,10 +135,16 @@ def list_items(request, session_id: SessionId, query: Query[ItemsQuery]):
 
 
 def _json_items(texts):
-    yield '{"items":['
+    """'{"items":[…]}' around the stored texts, sent in pieces of about STREAM_PIECE characters."""
+    piece, size = ['{"items":['], 0
     for index, text in enumerate(texts):
-        yield text if index == 0 else "," + text
-    yield "]}"
+        piece.append(text if index == 0 else "," + text)
+        size += len(text)
+        if size >= STREAM_PIECE:
+            yield "".join(piece)
+            piece, size = [], 0
+    piece.append("]}")
+    yield "".join(piece)
 
 
 @router.post("/sessions/{sessionId}/items", response={200: Appended, **errors(403, 413)})

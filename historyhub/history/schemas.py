@@ -5,6 +5,9 @@ are agents' own JSON and stay free-form. Where the domain owns a check and its
 exact message (pagination, chat messages, item objects), the field accepts any
 value so the raw input reaches the domain, and ``WithJsonSchema`` documents
 what a well-formed request looks like.
+
+Models that keep fields they do not declare (history items, transactions) are
+pydantic models: ninja's Schema reads declared fields only and drops the rest.
 """
 
 from typing import Annotated, Any, Literal, Optional, Union
@@ -18,12 +21,13 @@ from historyhub.history.validation import MAX_ID_LENGTH, SESSION_ID
 
 SESSION_ID_PATTERN = f"^{SESSION_ID.pattern}$"
 
-# PostgreSQL text columns cannot hold NUL; the API's own strings never need one.
+# Filters and path ids meet text columns in queries, and PostgreSQL refuses NUL
+# there. Strings in bodies are checked by the domain (validation.text).
 WITHOUT_NUL = r"^[^\x00]*$"
 
 SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN, examples=["support-42"])]
-Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, pattern=WITHOUT_NUL)]
-Text = Annotated[str, Field(pattern=WITHOUT_NUL)]
+Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
+Filter = Annotated[str, Field(pattern=WITHOUT_NUL)]
 Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"}, examples=["2026-09-28T12:00:04Z"])]
 METADATA_SCHEMA = {
     "type": "object",
@@ -45,6 +49,9 @@ PageNumber = Annotated[
     Optional[str], WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 999_999_999, "default": 1})
 ]
 PageSize = Annotated[Optional[str], WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 100, "default": 50})]
+CreatingAgent = Annotated[
+    Optional[Identifier], Field(description='The agent of a session this call creates; else "default".')
+]
 
 
 class ErrorDetail(Schema):
@@ -73,7 +80,7 @@ class SessionIn(Schema):
 
     sessionId: Optional[SessionId] = Field(None, description="Generated (ses_…) when absent.")
     agent: Identifier
-    name: Optional[Text] = None
+    name: Optional[str] = None
     metadata: MetadataIn = None
     parentSessionId: SessionId = Field(None, description="Makes this a child session; needs parentCallId.")
     parentCallId: Identifier = Field(None, description="The parent's call that delegated to this session.")
@@ -82,17 +89,17 @@ class SessionIn(Schema):
 class SessionPatch(Schema):
     """Only the fields sent are changed."""
 
-    name: Text = None
+    name: str = None
     metadata: MetadataIn = None
     status: SessionStatus = None
     runStatus: Optional[RunStatus] = None
 
 
 class SessionFilters(Schema):
-    agent: Optional[Text] = None
+    agent: Optional[Filter] = None
     status: Optional[SessionStatus] = None
     runStatus: Optional[RunStatus] = None
-    q: Optional[Text] = Field(None, description="Matches session id, name, agent, metadata values and message text.")
+    q: Optional[Filter] = Field(None, description="Matches session id, name, agent, metadata values and message text.")
     page: PageNumber = None
     pageSize: PageSize = None
 
@@ -136,10 +143,6 @@ class HistoryQuery(Schema):
     pageSize: PageSize = None
 
 
-# Models that keep fields they do not declare are pydantic models: ninja's
-# Schema reads declared fields only, so it would drop the rest.
-
-
 class HistoryItem(BaseModel):
     """A timeline item; its other fields depend on its type (API.md "History items")."""
 
@@ -167,7 +170,7 @@ class ItemList(Schema):
 
 class ItemsAppend(Schema):
     items: Items
-    agent: Optional[Identifier] = Field(None, description='The agent of a session created by this call; else "default".')
+    agent: CreatingAgent = None
 
 
 class Appended(Schema):
@@ -177,7 +180,7 @@ class Appended(Schema):
 
 class ItemsReplace(Schema):
     items: Items
-    agent: Optional[Identifier] = Field(None, description='The agent of a session created by this call; else "default".')
+    agent: CreatingAgent = None
 
 
 class ItemCount(Schema):
@@ -194,7 +197,7 @@ class CompactionIn(Schema):
         "minItems": 1,
         "prefixItems": [{"type": "object", "required": ["type"], "properties": {"type": {"const": "compaction"}}}],
         "items": {"type": "object"},
-        "description": 'A compaction item, then the items kept after it.',
+        "description": "A compaction item, then the items kept after it.",
     })]
 
 
@@ -303,7 +306,7 @@ class MessagesIn(Schema):
             "description": "AgentMessages; a system message only at index 0, where it is dropped.",
         }),
     ]
-    agent: Optional[Identifier] = Field(None, description='The agent of a session created by this call; else "default".')
+    agent: CreatingAgent = None
 
 
 # Client actions ------------------------------------------------------------------
@@ -313,7 +316,7 @@ class ClientActionIn(Schema):
     callId: Identifier
     name: Identifier
     arguments: JsonObject
-    description: Optional[Text] = None
+    description: Optional[str] = None
     expiresAt: Optional[Timestamp] = Field(None, description="ISO 8601 with a timezone.")
 
 
@@ -337,8 +340,8 @@ class ClientActionOut(Schema):
 
 class ClientActionFilters(Schema):
     status: Optional[ClientActionStatus] = None
-    agent: Optional[Text] = None
-    sessionId: Optional[Text] = None
+    agent: Optional[Filter] = None
+    sessionId: Optional[Filter] = None
     page: PageNumber = None
     pageSize: PageSize = None
 
@@ -361,5 +364,5 @@ class ResultIn(Schema):
 
 class DecisionIn(Schema):
     decision: Literal[DECISIONS]
-    comment: Optional[Text] = None
+    comment: Optional[str] = None
     arguments: Optional[JsonObject] = Field(None, description="Edited arguments, on approve.")

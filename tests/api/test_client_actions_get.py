@@ -1,0 +1,98 @@
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from django.db import connection
+
+from tests.api.wire import assert_error
+from tests.conftest import ApiClient
+
+
+def open_action(api, session_id, call_id="c1", **fields):
+    response = api.post(
+        f"sessions/{session_id}/client-actions", {"callId": call_id, "name": "send_mail", "arguments": {}, **fields}
+    )
+    assert response.status_code == 201
+
+
+def test_it_returns_the_action(api, session_id):
+    open_action(api, session_id)
+
+    response = api.get(f"sessions/{session_id}/client-actions/c1")
+
+    assert response.status_code == 200
+    assert (response.json()["callId"], response.json()["status"]) == ("c1", "waiting")
+
+
+def test_it_answers_404_for_an_unknown_action_or_session(api, session_id):
+    assert_error(api.get(f"sessions/{session_id}/client-actions/nope"), 404, "not_found")
+    assert_error(api.get("sessions/nobody/client-actions/c1"), 404, "session_not_found")
+
+
+def test_an_overdue_action_reads_as_expired(api, session_id):
+    past = (datetime.now(timezone.utc) - timedelta(seconds=1)).isoformat()
+    open_action(api, session_id, expiresAt=past)
+
+    assert api.get(f"sessions/{session_id}/client-actions/c1").json()["status"] == "expired"
+
+
+@pytest.mark.parametrize("wait", [-1, 61, "soon", "nan"])
+def test_it_rejects_a_wait_outside_0_to_60_seconds(api, session_id, wait):
+    open_action(api, session_id)
+
+    message = assert_error(api.get(f"sessions/{session_id}/client-actions/c1", wait=wait), 400, "invalid_input")
+
+    assert message.startswith("wait: ")
+
+
+def test_a_wait_that_runs_out_returns_the_action_still_waiting(api, session_id):
+    open_action(api, session_id)
+
+    response = api.get(f"sessions/{session_id}/client-actions/c1", wait=0.3)
+
+    assert response.json()["status"] == "waiting"
+
+
+def test_a_wait_on_an_unknown_action_answers_404(api, session_id):
+    assert_error(api.get(f"sessions/{session_id}/client-actions/nope", wait=30), 404, "not_found")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_waiting_read_returns_as_soon_as_the_action_is_decided_elsewhere(api, session_id, write_key):
+    open_action(api, session_id)
+    decisions = []
+
+    def decide_elsewhere():
+        try:
+            # Long enough for the read to be waiting already.
+            time.sleep(0.5)
+            decisions.append(ApiClient(write_key).post(
+                f"sessions/{session_id}/client-actions/c1/decision", {"decision": "approve"}
+            ).status_code)
+        finally:
+            connection.close()
+
+    decider = threading.Thread(target=decide_elsewhere)
+    decider.start()
+    started = time.monotonic()
+    response = api.get(f"sessions/{session_id}/client-actions/c1", wait=20)
+    elapsed = time.monotonic() - started
+    decider.join()
+
+    assert decisions == [200]
+    assert response.status_code == 200
+    assert (response.json()["status"], response.json()["decision"]) == ("approved", "approve")
+    assert elapsed < 20
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_waiting_read_returns_when_the_action_expires(api, session_id):
+    soon = (datetime.now(timezone.utc) + timedelta(seconds=0.5)).isoformat()
+    open_action(api, session_id, expiresAt=soon)
+
+    started = time.monotonic()
+    response = api.get(f"sessions/{session_id}/client-actions/c1", wait=20)
+
+    assert response.json()["status"] == "expired"
+    assert time.monotonic() - started < 20

@@ -1,0 +1,107 @@
+"""The OpenAPI document: valid, complete, and honest about every answer."""
+
+import pytest
+from openapi_spec_validator import validate
+
+ENDPOINTS = {
+    ("post", "/api/v1/sessions"),
+    ("get", "/api/v1/sessions"),
+    ("get", "/api/v1/sessions/{sessionId}"),
+    ("patch", "/api/v1/sessions/{sessionId}"),
+    ("delete", "/api/v1/sessions/{sessionId}"),
+    ("get", "/api/v1/sessions/{sessionId}/history"),
+    ("get", "/api/v1/sessions/{sessionId}/items"),
+    ("post", "/api/v1/sessions/{sessionId}/items"),
+    ("put", "/api/v1/sessions/{sessionId}/items"),
+    ("delete", "/api/v1/sessions/{sessionId}/items"),
+    ("post", "/api/v1/sessions/{sessionId}/items/pop"),
+    ("post", "/api/v1/sessions/{sessionId}/compaction"),
+    ("post", "/api/v1/sessions/{sessionId}/transactions"),
+    ("get", "/api/v1/sessions/{sessionId}/responses/{messageId}"),
+    ("get", "/api/v1/sessions/{sessionId}/entries"),
+    ("post", "/api/v1/sessions/{sessionId}/injections"),
+    ("get", "/api/v1/sessions/{sessionId}/messages"),
+    ("put", "/api/v1/sessions/{sessionId}/messages"),
+    ("post", "/api/v1/sessions/{sessionId}/client-actions"),
+    ("get", "/api/v1/client-actions"),
+    ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}"),
+    ("post", "/api/v1/sessions/{sessionId}/client-actions/{callId}/result"),
+    ("post", "/api/v1/sessions/{sessionId}/client-actions/{callId}/decision"),
+}
+ERROR_REF = {"$ref": "#/components/schemas/Error"}
+
+
+@pytest.fixture
+def spec(anonymous):
+    response = anonymous.get("/api/openapi.json")
+    assert response.status_code == 200
+    return response.json()
+
+
+def operations(spec):
+    return {
+        (method, path): operation
+        for path, methods in spec["paths"].items()
+        for method, operation in methods.items()
+    }
+
+
+def test_it_is_a_valid_openapi_3_document(spec):
+    assert spec["openapi"].startswith("3.")
+    validate(spec)
+
+
+def test_it_describes_every_endpoint_of_the_contract(spec):
+    assert set(operations(spec)) == ENDPOINTS
+
+
+def test_every_operation_has_a_unique_camel_case_id(spec):
+    ids = [operation["operationId"] for operation in operations(spec).values()]
+
+    assert len(set(ids)) == len(ids)
+    assert "createSession" in ids and "decideClientAction" in ids
+
+
+def test_every_operation_needs_a_bearer_key(spec):
+    assert spec["components"]["securitySchemes"] == {"ApiKeyAuth": {"type": "http", "scheme": "bearer"}}
+    for operation in operations(spec).values():
+        assert operation["security"] == [{"ApiKeyAuth": []}]
+
+
+def test_every_operation_declares_its_errors_in_the_error_shape(spec):
+    for (method, path), operation in operations(spec).items():
+        responses = operation["responses"]
+        assert {"400", "401"} <= set(responses), (method, path)
+        if method != "get":
+            assert "403" in responses, (method, path)
+        for status, response in responses.items():
+            if status.startswith(("4", "5")):
+                assert response["content"]["application/json"]["schema"] == ERROR_REF, (method, path, status)
+
+
+def test_the_error_schema_has_a_code_and_a_message(spec):
+    schemas = spec["components"]["schemas"]
+
+    assert schemas["Error"]["required"] == ["error"]
+    assert set(schemas["ErrorDetail"]["required"]) == {"code", "message"}
+
+
+def test_request_bodies_with_a_limit_declare_413(spec):
+    for (method, path), operation in operations(spec).items():
+        if "requestBody" in operation:
+            assert "413" in operation["responses"], (method, path)
+
+
+def test_pagination_is_documented_as_integers(spec):
+    parameters = {p["name"]: p["schema"] for p in operations(spec)[("get", "/api/v1/sessions")]["parameters"]}
+
+    assert parameters["page"].items() >= {"type": "integer", "minimum": 1, "default": 1}.items()
+    assert parameters["pageSize"].items() >= {"type": "integer", "minimum": 1, "maximum": 100, "default": 50}.items()
+
+
+def test_creating_answers_201_or_200(spec):
+    created = operations(spec)[("post", "/api/v1/sessions")]["responses"]
+    injected = operations(spec)[("post", "/api/v1/sessions/{sessionId}/injections")]["responses"]
+
+    assert {"200", "201"} <= set(created)
+    assert "201" in injected
