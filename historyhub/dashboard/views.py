@@ -67,6 +67,18 @@ def pages(total, page_size):
     return max(1, -(-total // page_size))
 
 
+def page_context(rows, total, has_more, page, page_size):
+    """What a paginated table's template needs: the rows and the links around them."""
+    return {
+        "rows": rows,
+        "total": total,
+        "page": page,
+        "pages": pages(total, page_size),
+        "previous_page": page - 1 if page > 1 else None,
+        "next_page": page + 1 if has_more else None,
+    }
+
+
 # Sessions --------------------------------------------------------------------------
 
 
@@ -88,16 +100,7 @@ def session_list(request):
     filters = SessionFilters(request.GET, agents=agents)
     page = filters.page_number()
     rows, total, has_more = sessions.page_of(sessions.search(**filters.criteria()), page, SESSIONS_PAGE_SIZE)
-    context = {
-        "filters": filters,
-        "rows": rows,
-        "total": total,
-        "page": page,
-        "pages": pages(total, SESSIONS_PAGE_SIZE),
-        "previous_page": page - 1 if page > 1 else None,
-        "next_page": page + 1 if has_more else None,
-        "stamp": stamp,
-    }
+    context = {"filters": filters, "stamp": stamp, **page_context(rows, total, has_more, page, SESSIONS_PAGE_SIZE)}
     if request.htmx:
         response = render(request, "dashboard/fragments/session_results.html", context)
         if "since" not in request.GET:
@@ -212,15 +215,7 @@ def approvals_context(actions, stamp, page):
         # The last actions of this page were just decided: show the last page there is.
         page = pages(total, APPROVALS_PAGE_SIZE)
         rows, total, has_more = sessions.page_of(actions, page, APPROVALS_PAGE_SIZE)
-    return {
-        "rows": rows,
-        "total": total,
-        "page": page,
-        "pages": pages(total, APPROVALS_PAGE_SIZE),
-        "previous_page": page - 1 if page > 1 else None,
-        "next_page": page + 1 if has_more else None,
-        "stamp": stamp,
-    }
+    return {"stamp": stamp, **page_context(rows, total, has_more, page, APPROVALS_PAGE_SIZE)}
 
 
 @require_GET

@@ -68,6 +68,19 @@ def errors(*statuses):
     return {status: Error for status in (400, 401, *statuses)}
 
 
+def page_answer(queryset, filters, shape):
+    """One page of a queryset as the contract paginates: items, page, pageSize, total, hasMore."""
+    page, page_size = validation.pagination(filters.page, filters.pageSize)
+    rows, total, has_more = sessions.page_of(queryset, page, page_size)
+    return {
+        "items": [shape(row) for row in rows],
+        "page": page,
+        "pageSize": page_size,
+        "total": total,
+        "hasMore": has_more,
+    }
+
+
 # Sessions ----------------------------------------------------------------------
 
 
@@ -88,16 +101,8 @@ def create_session(request, body: SessionIn):
 @router.get("/sessions", response={200: SessionPage, **errors()})
 def list_sessions(request, filters: Query[SessionFilters]):
     """Sessions, most recently updated first."""
-    page, page_size = validation.pagination(filters.page, filters.pageSize)
     found = sessions.search(agent=filters.agent, status=filters.status, run_status=filters.runStatus, q=filters.q)
-    rows, total, has_more = sessions.page_of(sessions.with_snapshot_relations(found), page, page_size)
-    return {
-        "items": [sessions.snapshot(session) for session in rows],
-        "page": page,
-        "pageSize": page_size,
-        "total": total,
-        "hasMore": has_more,
-    }
+    return page_answer(sessions.with_snapshot_relations(found), filters, sessions.snapshot)
 
 
 @router.get("/sessions/{sessionId}", response={200: SessionSnapshot, **errors(404)})
@@ -246,18 +251,10 @@ def open_client_action(request, session_id: SessionId, body: ClientActionIn):
 @router.get("/client-actions", response={200: ClientActionPage, **errors()})
 def list_client_actions(request, filters: Query[ClientActionFilters]):
     """Client actions across sessions, oldest first."""
-    page, page_size = validation.pagination(filters.page, filters.pageSize)
     found = client_actions.waiting_and_resolved(
         status=filters.status, agent=filters.agent, session_id=filters.sessionId
     )
-    rows, total, has_more = sessions.page_of(found, page, page_size)
-    return {
-        "items": [client_actions.as_dict(action) for action in rows],
-        "page": page,
-        "pageSize": page_size,
-        "total": total,
-        "hasMore": has_more,
-    }
+    return page_answer(found, filters, client_actions.as_dict)
 
 
 @router.get("/sessions/{sessionId}/client-actions/{callId}", response={200: ClientActionOut, **errors(404)})
