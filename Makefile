@@ -1,5 +1,7 @@
 # The two commands of the README: `make run` and `make test`.
-PYTHON ?= $(shell command -v python3.13 || command -v python3.12 || command -v python3.11 || command -v python3)
+# The first Python 3.11+ that actually runs (a pyenv shim may name a version it cannot start).
+PYTHON ?= $(shell for p in python3 python3.13 python3.12 python3.11; do \
+	$$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { command -v $$p; break; }; done)
 VENV := .venv
 BIN := $(VENV)/bin
 DEV_ENV := DEBUG=True
@@ -9,7 +11,7 @@ DEV_ENV := DEBUG=True
 venv: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
-	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "HistoryHub needs Python 3.11 or newer"'
+	@test -n "$(PYTHON)" || { echo "HistoryHub needs Python 3.11 or newer"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
