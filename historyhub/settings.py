@@ -64,6 +64,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django_htmx",
+    "ninja",
     "historyhub.history",
     "historyhub.apikeys",
     "historyhub.dashboard",

@@ -132,6 +132,8 @@ def test_the_start_script_migrates_and_serves_over_http(tmp_path):
 
         htmx = wait_for(f"http://127.0.0.1:{port}/static/vendor/htmx-2.0.11.min.js", server, https_headers)
         assert htmx.status == 200 and b"htmx" in htmx.read(200)
+        swagger = wait_for(f"http://127.0.0.1:{port}/static/ninja/swagger-ui-bundle.js", server, https_headers)
+        assert swagger.status == 200
 
         unknown_host = wait_for(f"http://127.0.0.1:{port}/accounts/login/", server,
                                 {"Host": "evil.example.net", "X-Forwarded-Proto": "https"})

@@ -105,3 +105,11 @@ def test_creating_answers_201_or_200(spec):
 
     assert {"200", "201"} <= set(created)
     assert "201" in injected
+
+
+def test_the_interactive_docs_are_served_from_our_own_static_files(client):
+    response = client.get("/api/docs")
+
+    assert response.status_code == 200
+    assert b"/static/ninja/swagger-ui-bundle.js" in response.content
+    assert "script-src 'self'" in response["Content-Security-Policy"]
