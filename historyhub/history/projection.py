@@ -298,6 +298,9 @@ class Projection:
                                     dialects.parse_arguments(item.get("arguments")),
                                     description=_item_text(item, "description"), created_at=created_at,
                                     order=log_item.position, source_position=log_item.position)
+        elif status in ClientActionStatus.values and self._settle_waiting_action(log_item.call_id, status, item,
+                                                                                 created_at):
+            return
         else:
             # Already settled when it was written: shown like a resolved client action.
             data = {
@@ -309,6 +312,19 @@ class Projection:
                 data.setdefault("summary", client_action_summary(name, status))
             self.add_row(f"client-action:{log_item.call_id}", "client_action", data, created_at, log_item.position,
                          log_item.position)
+
+    def _settle_waiting_action(self, call_id, status, item, created_at):
+        """An Orcha item that reports how an earlier waiting action ended resolves it; False when none waits."""
+        action = ClientAction.objects.filter(
+            session=self.session, call_id=call_id, status=ClientActionStatus.WAITING
+        ).first()
+        if action is None:
+            return False
+        outcome = {"status": status, "resolved_by": "agent", "resolved_at": created_at}
+        if "output" in item:
+            outcome["output_json"] = jsonvalues.dumps(item["output"])
+        self.resolve_client_action(action, **outcome)
+        return True
 
     def _apply_subagent(self, log_item, item, created_at):
         if log_item.call_id:

@@ -170,6 +170,35 @@ def test_an_orcha_waiting_client_action_can_be_decided(session_id):
     assert snapshot(session_id)["runStatus"] == "running"
 
 
+def test_a_later_orcha_item_with_the_outcome_resolves_the_waiting_action(session_id):
+    waiting = {"type": "client_action", "name": "request_human_approval", "callId": "call_123",
+               "arguments": APPROVAL_ARGUMENTS}
+    item_log.append(session_id, [waiting])
+
+    item_log.append(session_id, [{**waiting, "status": "approved", "output": {"approved": True}}])
+
+    action = client_actions.get(session_id, "call_123")
+    assert (action.status, action.resolved_by, action.output) == ("approved", "agent", {"approved": True})
+    assert timeline(session_id)[0]["status"] == "completed"
+    assert "arguments" not in timeline(session_id)[0]
+    assert len(timeline(session_id)) == 1
+    assert snapshot(session_id)["runStatus"] == "running"
+    assert snapshot(session_id)["pendingClientActions"] == []
+
+
+def test_popping_the_outcome_item_puts_the_action_back_to_waiting(session_id):
+    waiting = {"type": "client_action", "name": "request_human_approval", "callId": "call_123",
+               "arguments": APPROVAL_ARGUMENTS}
+    item_log.append(session_id, [waiting, {**waiting, "status": "rejected"}])
+
+    item_log.pop(session_id)
+
+    assert client_actions.get(session_id, "call_123").status == "waiting"
+    assert timeline(session_id)[0]["status"] == "waiting"
+    assert timeline(session_id)[0]["arguments"] == APPROVAL_ARGUMENTS
+    assert snapshot(session_id)["runStatus"] == "waiting_for_client_action"
+
+
 def test_an_orcha_client_action_item_that_already_completed_is_shown_completed(session_id):
     item_log.append(session_id, [{
         "type": "client_action", "name": "request_human_approval", "callId": "call_123",
