@@ -2,8 +2,10 @@
 
 import asyncio
 import threading
+import time
 
 import pytest
+from django.db import connection
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.client import HistoryHubClient, HistoryHubError, HistoryHubSession
@@ -63,15 +65,17 @@ def test_errors_arrive_with_the_contract_code(hub):
 def test_an_agent_waits_for_a_person_to_decide(hub):
     hub.create_session("supportAgent", "client-wait")
     hub.open_client_action("client-wait", "call_1", "request_human_approval", {"amount": 750})
-    waiting = threading.Event()
 
     def person_decides():
-        waiting.wait(5)
-        client_actions.decide("client-wait", "call_1", decision="approve", comment="fine", resolved_by="owner")
+        try:
+            # Long enough for the agent's request to be waiting already.
+            time.sleep(0.5)
+            client_actions.decide("client-wait", "call_1", decision="approve", comment="fine", resolved_by="owner")
+        finally:
+            connection.close()
 
     decider = threading.Thread(target=person_decides)
     decider.start()
-    waiting.set()
     action = hub.wait_for_client_action("client-wait", "call_1", timeout=8)
     decider.join()
     assert action["status"] == "approved"
