@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEV_ENV := DEBUG=True
 
-.PHONY: run test venv demo clean
+.PHONY: run test check venv demo clean
 
 venv: $(VENV)/.installed
 
@@ -26,6 +26,13 @@ run: demo
 
 test: venv
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Guard rails: lint, format, migrations in step with the models, Django's system checks.
+check: venv
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(DEV_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
+	$(DEV_ENV) $(BIN)/python manage.py check
 
 clean:
 	rm -rf $(VENV) data staticfiles test-artifacts

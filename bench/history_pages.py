@@ -39,8 +39,13 @@ def ensure_database():
         import psycopg
 
         settings = connection.settings_dict
-        with psycopg.connect(host=settings["HOST"], port=settings["PORT"] or 5432, user=settings["USER"],
-                             dbname="postgres", autocommit=True) as admin:
+        with psycopg.connect(
+            host=settings["HOST"],
+            port=settings["PORT"] or 5432,
+            user=settings["USER"],
+            dbname="postgres",
+            autocommit=True,
+        ) as admin:
             if not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [settings["NAME"]]).fetchone():
                 admin.execute(f'CREATE DATABASE "{settings["NAME"]}"')
     call_command("migrate", verbosity=0)
@@ -58,11 +63,19 @@ def fill():
             if n % 2 == 0:
                 batch.append({"id": f"m{n}", "type": "message", "role": "user", "content": f"question {n}"})
             else:
-                batch.append({"id": f"m{n}", "type": "message", "role": "assistant",
-                              "content": [{"type": "output_text", "text": f"answer {n}"}]})
+                batch.append(
+                    {
+                        "id": f"m{n}",
+                        "type": "message",
+                        "role": "assistant",
+                        "content": [{"type": "output_text", "text": f"answer {n}"}],
+                    }
+                )
         item_log.append(SESSION_ID, batch)
-    print(f"appended {ITEMS:,} items in {time.perf_counter() - started:.1f} s "
-          f"({ITEMS / (time.perf_counter() - started):,.0f} items/s)")
+    print(
+        f"appended {ITEMS:,} items in {time.perf_counter() - started:.1f} s "
+        f"({ITEMS / (time.perf_counter() - started):,.0f} items/s)"
+    )
 
 
 def timed(page):

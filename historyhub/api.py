@@ -63,9 +63,7 @@ def domain_error(request, exc):
 
 @api.exception_handler(AuthenticationError)
 def unauthorized(request, exc):
-    response = error_response(
-        request, "unauthorized", "A valid API key is required: Authorization: Bearer <key>.", 401
-    )
+    response = error_response(request, "unauthorized", "A valid API key is required: Authorization: Bearer <key>.", 401)
     response["WWW-Authenticate"] = "Bearer"
     return response
 

@@ -41,9 +41,7 @@ class ApiBodyLimitMiddleware:
             except ValueError:
                 length = 0
             if length > limit:
-                return error_response(
-                    "payload_too_large", f"The request body is larger than {limit} bytes.", 413
-                )
+                return error_response("payload_too_large", f"The request body is larger than {limit} bytes.", 413)
         return self.get_response(request)
 
 

@@ -18,9 +18,7 @@ BIN = Path(sys.executable).parent
 
 
 def production_environment(tmp_path, **extra):
-    environment = {
-        key: value for key, value in os.environ.items() if key not in ("DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")
-    }
+    environment = {key: value for key, value in os.environ.items() if key not in ("DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")}
     environment.update(
         PATH=f"{BIN}{os.pathsep}{environment.get('PATH', '')}",
         DEBUG="False",
@@ -42,7 +40,10 @@ def free_port():
 def test_the_production_settings_pass_the_deploy_checks(tmp_path):
     result = subprocess.run(
         [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT, env=production_environment(tmp_path), capture_output=True, text=True,
+        cwd=ROOT,
+        env=production_environment(tmp_path),
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
@@ -60,8 +61,11 @@ def test_the_settings_refuse_a_missing_secret_key_when_debug_is_off(tmp_path):
 
 def test_the_settings_refuse_a_boolean_they_cannot_read(tmp_path):
     result = subprocess.run(
-        [sys.executable, "manage.py", "check"], cwd=ROOT,
-        env=production_environment(tmp_path, DEBUG="yes please"), capture_output=True, text=True,
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=production_environment(tmp_path, DEBUG="yes please"),
+        capture_output=True,
+        text=True,
     )
     assert result.returncode != 0
     assert "DEBUG must be True or False" in result.stderr
@@ -102,14 +106,21 @@ def test_the_start_script_migrates_and_serves_over_http(tmp_path):
     environment = production_environment(tmp_path, DATABASE_URL=database_url, DATA_DIR=str(tmp_path))
     collected = subprocess.run(
         [sys.executable, "manage.py", "collectstatic", "--noinput"],
-        cwd=ROOT, env=environment, capture_output=True, text=True,
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
     )
     assert collected.returncode == 0, collected.stderr
     port = free_port()
     environment.update(BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="2")
     server = subprocess.Popen(
-        [str(ROOT / "bin" / "start")], cwd=ROOT, env=environment,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [str(ROOT / "bin" / "start")],
+        cwd=ROOT,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
     try:
         health = wait_for(f"http://127.0.0.1:{port}/healthz", server)
@@ -135,8 +146,11 @@ def test_the_start_script_migrates_and_serves_over_http(tmp_path):
         swagger = wait_for(f"http://127.0.0.1:{port}/static/ninja/swagger-ui-bundle.js", server, https_headers)
         assert swagger.status == 200
 
-        unknown_host = wait_for(f"http://127.0.0.1:{port}/accounts/login/", server,
-                                {"Host": "evil.example.net", "X-Forwarded-Proto": "https"})
+        unknown_host = wait_for(
+            f"http://127.0.0.1:{port}/accounts/login/",
+            server,
+            {"Host": "evil.example.net", "X-Forwarded-Proto": "https"},
+        )
         assert unknown_host.status == 400
     finally:
         server.terminate()

@@ -28,8 +28,9 @@ class ApiKeyAdmin(admin.ModelAdmin):
         for field in ApiKey._meta.concrete_fields:
             setattr(obj, field.attname, getattr(issued, field.attname))
         obj._state = issued._state
-        messages.warning(request, f"The new API key is {key} — copy it now: it is not stored and will not be "
-                                  "shown again.")
+        messages.warning(
+            request, f"The new API key is {key} — copy it now: it is not stored and will not be shown again."
+        )
 
     @admin.action(description="Revoke the selected API keys", permissions=["change"])
     def revoke(self, request, queryset):

@@ -26,7 +26,9 @@ class ApiKeyQuerySet(models.QuerySet):
 class ApiKey(models.Model):
     name = models.CharField(max_length=200)
     scope = models.CharField(max_length=8, choices=Scope.choices, default=Scope.WRITE)
-    prefix = models.CharField(max_length=16, editable=False, help_text="The key's first characters, to tell keys apart.")
+    prefix = models.CharField(
+        max_length=16, editable=False, help_text="The key's first characters, to tell keys apart."
+    )
     key_hash = models.CharField(max_length=64, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)

@@ -9,13 +9,22 @@ from historyhub.history.models import RunStatus, SessionStatus
 
 
 class SessionFilters(forms.Form):
-    q = forms.CharField(required=False, max_length=200, label="Search", widget=forms.SearchInput(attrs={
-        "placeholder": "Search sessions and messages", "autocomplete": "off",
-    }))
+    q = forms.CharField(
+        required=False,
+        max_length=200,
+        label="Search",
+        widget=forms.SearchInput(
+            attrs={
+                "placeholder": "Search sessions and messages",
+                "autocomplete": "off",
+            }
+        ),
+    )
     agent = forms.ChoiceField(required=False)
     status = forms.ChoiceField(required=False, choices=[("", "Any status"), *SessionStatus.choices])
     runStatus = forms.ChoiceField(
-        required=False, label="Run status",
+        required=False,
+        label="Run status",
         choices=[("", "Any run status"), *[(value, value.replace("_", " ")) for value in RunStatus.values]],
     )
     waiting = forms.BooleanField(required=False, label="Waiting on a person")
@@ -87,8 +96,10 @@ class DecisionForm(forms.Form):
         try:
             value = json.loads(text, parse_constant=reject_constant)
         except json.JSONDecodeError as error:
-            self.add_error("arguments", f"The arguments are not valid JSON: {error.msg} at line {error.lineno}, "
-                                        f"column {error.colno}.")
+            self.add_error(
+                "arguments",
+                f"The arguments are not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}.",
+            )
             return None
         except (ValueError, RecursionError) as error:
             self.add_error("arguments", f"The arguments are not valid JSON: {error}.")

@@ -19,7 +19,14 @@ from historyhub.history.models import ClientAction, TimelineEntry
 CHUNK_SIZE = 30
 # Statuses that have a colour; anything else an agent writes is shown as text only.
 KNOWN_STATUSES = {
-    "running", "waiting", "paused", "completed", "failed", "approved", "rejected", "expired",
+    "running",
+    "waiting",
+    "paused",
+    "completed",
+    "failed",
+    "approved",
+    "rejected",
+    "expired",
 }
 
 
@@ -113,8 +120,9 @@ def changes_since(session, cursor):
     if session.epoch != cursor.epoch or not 0 <= session.history_count - cursor.seq <= CHUNK_SIZE:
         return rebuild(session)
     changed = list(
-        TimelineEntry.objects.filter(session=session, epoch=session.epoch, changed_version__gt=cursor.version)
-        .order_by("seq")
+        TimelineEntry.objects.filter(session=session, epoch=session.epoch, changed_version__gt=cursor.version).order_by(
+            "seq"
+        )
     )
     if any(entry.seq <= cursor.seq and entry.pk > cursor.pk for entry in changed):
         return rebuild(session)
@@ -141,8 +149,9 @@ def cards(session, entries):
     call_ids = [item["callId"] for entry, item in items if entry.type == "client_action" and item.get("callId")]
     actions = {}
     if call_ids:
-        actions = {action.call_id: action for action in ClientAction.objects.filter(session=session,
-                                                                                     call_id__in=call_ids)}
+        actions = {
+            action.call_id: action for action in ClientAction.objects.filter(session=session, call_id__in=call_ids)
+        }
     return [
         card(entry, item, actions.get(item.get("callId")) if entry.type == "client_action" else None)
         for entry, item in items

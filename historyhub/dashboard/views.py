@@ -196,8 +196,9 @@ def decide_entry(request, session_id, entry_id):
     if status != 200:
         # The card shows the errors beside what the person typed, so nothing is lost.
         card["form"] = form
-    return render(request, "dashboard/fragments/decision_result.html", {"session": session, "card": card},
-                  status=status)
+    return render(
+        request, "dashboard/fragments/decision_result.html", {"session": session, "card": card}, status=status
+    )
 
 
 # Approvals ------------------------------------------------------------------------
@@ -245,7 +246,10 @@ def decide_selected(request):
         for session_id, call_id in form.cleaned_data["selected"]:
             try:
                 client_actions.decide(
-                    session_id, call_id, decision=decision, comment=form.cleaned_data["comment"],
+                    session_id,
+                    call_id,
+                    decision=decision,
+                    comment=form.cleaned_data["comment"],
                     resolved_by=request.user.get_username(),
                 )
                 decided += 1

@@ -52,7 +52,8 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 class SessionForm(forms.ModelForm):
     metadata_json = forms.CharField(
-        label="Metadata", widget=forms.Textarea(attrs={"rows": 4}),
+        label="Metadata",
+        widget=forms.Textarea(attrs={"rows": 4}),
         help_text="A JSON object whose values are strings, numbers, booleans or null.",
     )
 
@@ -84,16 +85,40 @@ class SessionAdmin(admin.ModelAdmin):
     ordering = ("-updated_at",)
     show_full_result_count = False
     readonly_fields = (
-        "id", "agent", "parent_link", "parent_call_id", "created_at", "updated_at", "item_count",
-        "history_count", "waiting_count", "epoch", "version", "usage", "last_message", "dashboard_link",
+        "id",
+        "agent",
+        "parent_link",
+        "parent_call_id",
+        "created_at",
+        "updated_at",
+        "item_count",
+        "history_count",
+        "waiting_count",
+        "epoch",
+        "version",
+        "usage",
+        "last_message",
+        "dashboard_link",
     )
     fieldsets = (
         (None, {"fields": ("id", "agent", "name", "status", "run_status", "metadata_json", "dashboard_link")}),
         ("Lineage", {"fields": ("parent_link", "parent_call_id")}),
-        ("State (derived from the log)", {"fields": (
-            "created_at", "updated_at", "item_count", "history_count", "waiting_count", "epoch", "version",
-            "usage", "last_message",
-        )}),
+        (
+            "State (derived from the log)",
+            {
+                "fields": (
+                    "created_at",
+                    "updated_at",
+                    "item_count",
+                    "history_count",
+                    "waiting_count",
+                    "epoch",
+                    "version",
+                    "usage",
+                    "last_message",
+                )
+            },
+        ),
     )
 
     def has_add_permission(self, request):
@@ -146,8 +171,18 @@ class ItemAdmin(ReadOnlyAdmin):
     search_fields = ("=session__id", "=item_key")
     list_select_related = False
     ordering = ("session_id", "-position")
-    fields = ("session_link", "position", "epoch", "kind", "role", "item_key", "call_id", "injected",
-              "received_at", "item")
+    fields = (
+        "session_link",
+        "position",
+        "epoch",
+        "kind",
+        "role",
+        "item_key",
+        "call_id",
+        "injected",
+        "received_at",
+        "item",
+    )
     readonly_fields = fields
 
     @admin.display(description="Session")
@@ -192,9 +227,21 @@ class ClientActionAdmin(ReadOnlyAdmin):
     )
     actions = ("approve", "reject")
     fields = (
-        "session_link", "call_id", "name", "description", "status", "created_at", "expires_at",
-        "resolved_at", "resolved_by", "decision", "comment", "requested_arguments", "approved_arguments",
-        "output", "is_error",
+        "session_link",
+        "call_id",
+        "name",
+        "description",
+        "status",
+        "created_at",
+        "expires_at",
+        "resolved_at",
+        "resolved_by",
+        "decision",
+        "comment",
+        "requested_arguments",
+        "approved_arguments",
+        "output",
+        "is_error",
     )
     readonly_fields = fields
 
@@ -235,8 +282,9 @@ class ClientActionAdmin(ReadOnlyAdmin):
                 self.message_user(request, error.message, messages.ERROR)
         if decided:
             verb = "Approved" if decision == "approve" else "Rejected"
-            self.message_user(request, f"{verb} {decided} client action{'s' if decided != 1 else ''}.",
-                              messages.SUCCESS)
+            self.message_user(
+                request, f"{verb} {decided} client action{'s' if decided != 1 else ''}.", messages.SUCCESS
+            )
 
 
 # Operations ------------------------------------------------------------------------------

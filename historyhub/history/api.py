@@ -65,7 +65,7 @@ MessageId = Annotated[str, Path(alias="messageId", max_length=validation.MAX_ID_
 
 def errors(*statuses):
     """The error responses an endpoint declares; every one is an Error body."""
-    return {status: Error for status in (400, 401, *statuses)}
+    return dict.fromkeys((400, 401, *statuses), Error)
 
 
 def page_answer(queryset, filters, shape):

@@ -75,7 +75,12 @@ class _Conversation:
 
     def add_output(self, call_id, output):
         self.messages.append(
-            {"role": "tool", "tool_call_id": call_id, "name": self.tool_names.get(call_id, ""), "content": _text(output)}
+            {
+                "role": "tool",
+                "tool_call_id": call_id,
+                "name": self.tool_names.get(call_id, ""),
+                "content": _text(output),
+            }
         )
 
 

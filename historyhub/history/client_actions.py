@@ -51,8 +51,13 @@ def open_action(session_id, *, call_id, name, arguments, description="", expires
         session.version += 1
         projection = Projection(session, now)
         action, created = projection.open_client_action(
-            call_id, name, arguments, created_at=now, order=session.next_position,
-            description=description, expires_at=expires_at,
+            call_id,
+            name,
+            arguments,
+            created_at=now,
+            order=session.next_position,
+            description=description,
+            expires_at=expires_at,
         )
         session.next_position += 1
         projection.flush()
@@ -107,8 +112,12 @@ def supply_result(session_id, call_id, *, output, is_error=False, resolved_by):
         raise InvalidInput("isError must be true or false.")
     status = ClientActionStatus.FAILED if is_error else ClientActionStatus.COMPLETED
     return resolve(
-        session_id, call_id, resolved_by,
-        status=status, output_json=jsonvalues.dumps(output), is_error=is_error,
+        session_id,
+        call_id,
+        resolved_by,
+        status=status,
+        output_json=jsonvalues.dumps(output),
+        is_error=is_error,
     )
 
 
@@ -121,13 +130,18 @@ def decide(session_id, call_id, *, decision, comment="", arguments=None, resolve
     if arguments is not None and not isinstance(arguments, dict):
         raise InvalidInput("arguments must be an object.")
     if decision == "reject":
-        return resolve(session_id, call_id, resolved_by,
-                       status=ClientActionStatus.REJECTED, decision=decision, comment=comment)
+        return resolve(
+            session_id, call_id, resolved_by, status=ClientActionStatus.REJECTED, decision=decision, comment=comment
+        )
     action = get(session_id, call_id)
     approved = arguments if arguments is not None else action.arguments
     return resolve(
-        session_id, call_id, resolved_by,
-        status=ClientActionStatus.APPROVED, decision=decision, comment=comment,
+        session_id,
+        call_id,
+        resolved_by,
+        status=ClientActionStatus.APPROVED,
+        decision=decision,
+        comment=comment,
         approved_arguments_json=jsonvalues.dumps(approved),
     )
 
@@ -172,8 +186,9 @@ def expire_overdue():
     """Mark waiting actions past their expiresAt as expired. Cheap when none are due."""
     now = timezone.now()
     due = list(
-        ClientAction.objects.filter(status=ClientActionStatus.WAITING, expires_at__lte=now)
-        .values_list("session_id", "call_id")
+        ClientAction.objects.filter(status=ClientActionStatus.WAITING, expires_at__lte=now).values_list(
+            "session_id", "call_id"
+        )
     )
     for session_id, call_id in due:
         with transaction.atomic():

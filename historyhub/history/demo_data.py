@@ -23,8 +23,12 @@ CUSTOMERS = [
     ("Hana", "Can I pause my subscription?", "Paused until the 1st of next month."),
 ]
 TOPICS = [
-    "battery recycling in the EU", "solid-state electrolytes", "heat pumps in cold climates",
-    "urban tree cover and heat", "small modular reactors", "lithium supply chains",
+    "battery recycling in the EU",
+    "solid-state electrolytes",
+    "heat pumps in cold climates",
+    "urban tree cover and heat",
+    "small modular reactors",
+    "lithium supply chains",
 ]
 CODE_TASKS = [
     ("Fix the flaky date test", "tests/test_dates.py", "The test assumed the local timezone; it now pins UTC."),
@@ -56,126 +60,258 @@ def _assistant(item_id, text, minutes_ago, usage=None):
 
 
 def _call(item_id, call_id, name, arguments, minutes_ago):
-    return {"id": item_id, "type": "function_call", "call_id": call_id, "name": name,
-            "arguments": arguments, "createdAt": _clock(minutes_ago)}
+    return {
+        "id": item_id,
+        "type": "function_call",
+        "call_id": call_id,
+        "name": name,
+        "arguments": arguments,
+        "createdAt": _clock(minutes_ago),
+    }
 
 
 def _output(item_id, call_id, output, minutes_ago):
-    return {"id": item_id, "type": "function_call_output", "call_id": call_id, "output": output,
-            "createdAt": _clock(minutes_ago)}
+    return {
+        "id": item_id,
+        "type": "function_call_output",
+        "call_id": call_id,
+        "output": output,
+        "createdAt": _clock(minutes_ago),
+    }
 
 
 def _support_chats():
     for index, (customer, question, answer) in enumerate(CUSTOMERS):
         session_id = f"demo-support-{index + 1:02d}"
         ago = 60 * 24 * (len(CUSTOMERS) - index)
-        sessions.ensure(agent="supportAgent", session_id=session_id, name=f"{customer}: {question[:40]}",
-                        metadata={"customer": customer, "channel": "web" if index % 2 else "email", "priority": index % 3})
-        item_log.append(session_id, [
-            _user(f"{session_id}-u1", question, ago),
-            _call(f"{session_id}-c1", f"{session_id}-call", "lookup_customer",
-                  f'{{"name": "{customer}", "include": ["orders", "invoices"]}}', ago - 1),
-            _output(f"{session_id}-o1", f"{session_id}-call", f'{{"customer": "{customer}", "orders": 3}}', ago - 1),
-            _assistant(f"{session_id}-a1", answer, ago - 2, {"inputTokens": 820 + index, "outputTokens": 64}),
-        ])
+        sessions.ensure(
+            agent="supportAgent",
+            session_id=session_id,
+            name=f"{customer}: {question[:40]}",
+            metadata={"customer": customer, "channel": "web" if index % 2 else "email", "priority": index % 3},
+        )
+        item_log.append(
+            session_id,
+            [
+                _user(f"{session_id}-u1", question, ago),
+                _call(
+                    f"{session_id}-c1",
+                    f"{session_id}-call",
+                    "lookup_customer",
+                    f'{{"name": "{customer}", "include": ["orders", "invoices"]}}',
+                    ago - 1,
+                ),
+                _output(
+                    f"{session_id}-o1", f"{session_id}-call", f'{{"customer": "{customer}", "orders": 3}}', ago - 1
+                ),
+                _assistant(f"{session_id}-a1", answer, ago - 2, {"inputTokens": 820 + index, "outputTokens": 64}),
+            ],
+        )
         if index % 3 == 0:
             sessions.update(session_id, {"status": "completed", "runStatus": "completed"})
 
 
 def _approval_waiting():
     session_id = "demo-refund-approval"
-    sessions.ensure(agent="supportAgent", session_id=session_id, name="Refund for a damaged espresso machine",
-                    metadata={"customer": "Ingrid", "orderId": "A-7781"})
-    item_log.append(session_id, [
-        _user(f"{session_id}-u1", "My espresso machine arrived broken.\nThe box was crushed. Can I get a refund?", 30),
-        _call(f"{session_id}-c1", "call_lookup", "lookup_order", '{"orderId": "A-7781"}', 29),
-        _output(f"{session_id}-o1", "call_lookup", '{"total": 750, "currency": "USD", "status": "delivered"}', 29),
-        _assistant(f"{session_id}-a1", "I'm sorry! A refund of $750 needs a person's approval — I've asked for it.", 28),
-    ])
-    client_actions.open_action(session_id, call_id="call_123", name="request_human_approval",
-                               arguments={"amount": 750, "currency": "USD"},
-                               description="Refund above the $500 self-service limit")
+    sessions.ensure(
+        agent="supportAgent",
+        session_id=session_id,
+        name="Refund for a damaged espresso machine",
+        metadata={"customer": "Ingrid", "orderId": "A-7781"},
+    )
+    item_log.append(
+        session_id,
+        [
+            _user(
+                f"{session_id}-u1", "My espresso machine arrived broken.\nThe box was crushed. Can I get a refund?", 30
+            ),
+            _call(f"{session_id}-c1", "call_lookup", "lookup_order", '{"orderId": "A-7781"}', 29),
+            _output(f"{session_id}-o1", "call_lookup", '{"total": 750, "currency": "USD", "status": "delivered"}', 29),
+            _assistant(
+                f"{session_id}-a1", "I'm sorry! A refund of $750 needs a person's approval — I've asked for it.", 28
+            ),
+        ],
+    )
+    client_actions.open_action(
+        session_id,
+        call_id="call_123",
+        name="request_human_approval",
+        arguments={"amount": 750, "currency": "USD"},
+        description="Refund above the $500 self-service limit",
+    )
     second = "demo-address-change"
     sessions.ensure(agent="supportAgent", session_id=second, name="Change of delivery address after dispatch")
-    item_log.append(second, [
-        _user(f"{second}-u1", "Please send my parcel to my office instead.", 12),
-        _assistant(f"{second}-a1", "The parcel is already with the courier, so I need approval to redirect it.", 11),
-    ])
-    client_actions.open_action(second, call_id="call_redirect", name="redirect_parcel",
-                               arguments={"parcel": "PX-99812", "to": "Office, 12 Quay Street"})
+    item_log.append(
+        second,
+        [
+            _user(f"{second}-u1", "Please send my parcel to my office instead.", 12),
+            _assistant(
+                f"{second}-a1", "The parcel is already with the courier, so I need approval to redirect it.", 11
+            ),
+        ],
+    )
+    client_actions.open_action(
+        second,
+        call_id="call_redirect",
+        name="redirect_parcel",
+        arguments={"parcel": "PX-99812", "to": "Office, 12 Quay Street"},
+    )
 
 
 def _research_with_subagent():
     parent = "demo-research-batteries"
     sessions.ensure(agent="researchAgent", session_id=parent, name="Brief: battery recycling in the EU")
-    item_log.append(parent, [
-        _user(f"{parent}-u1", "Write a one-page brief on battery recycling rules in the EU.", 90),
-        {"id": f"{parent}-sk1", "type": "skill", "name": "eu_regulation_lookup",
-         "summary": "Loaded the EU regulation lookup skill.", "createdAt": _clock(89)},
-        {"id": f"{parent}-r1", "type": "reasoning", "summary": [{"type": "summary_text", "text": "Delegate sources."}]},
-    ])
+    item_log.append(
+        parent,
+        [
+            _user(f"{parent}-u1", "Write a one-page brief on battery recycling rules in the EU.", 90),
+            {
+                "id": f"{parent}-sk1",
+                "type": "skill",
+                "name": "eu_regulation_lookup",
+                "summary": "Loaded the EU regulation lookup skill.",
+                "createdAt": _clock(89),
+            },
+            {
+                "id": f"{parent}-r1",
+                "type": "reasoning",
+                "summary": [{"type": "summary_text", "text": "Delegate sources."}],
+            },
+        ],
+    )
     child = "demo-research-batteries-sources"
-    sessions.ensure(agent="sourceFinder", session_id=child, name="Find primary sources",
-                    parent_session_id=parent, parent_call_id="call_sources")
-    item_log.append(child, [
-        _user(f"{child}-u1", "Find the primary legal sources on EU battery recycling.", 88),
-        {"id": f"{child}-ws1", "type": "web_search_call", "status": "completed",
-         "action": {"type": "search", "query": "Regulation (EU) 2023/1542 batteries"}},
-        _assistant(f"{child}-a1", "Regulation (EU) 2023/1542 replaces Directive 2006/66/EC.", 86,
-                   {"inputTokens": 2400, "outputTokens": 310, "reasoningTokens": 120}),
-        {"id": f"{child}-done", "type": "session_completed", "summary": "Sources found.", "createdAt": _clock(85)},
-    ])
-    item_log.append(parent, [
-        _assistant(f"{parent}-a1", "Here is the brief:\n\n1. Scope — all batteries.\n2. Recycled content targets "
-                   "from 2031.\n3. Battery passport from 2027.", 80,
-                   {"inputTokens": 5200, "outputTokens": 900, "cacheReadTokens": 2048}),
-        {"id": f"{parent}-ev1", "type": "evaluation", "name": "brief quality", "createdAt": _clock(79),
-         "metrics": [
-             {"name": "faithfulness", "score": 0.92, "threshold": 0.8},
-             {"name": "coverage", "score": 0.74, "threshold": 0.75},
-             {"name": "readability", "score": 0.88, "threshold": 0.7},
-         ]},
-    ])
+    sessions.ensure(
+        agent="sourceFinder",
+        session_id=child,
+        name="Find primary sources",
+        parent_session_id=parent,
+        parent_call_id="call_sources",
+    )
+    item_log.append(
+        child,
+        [
+            _user(f"{child}-u1", "Find the primary legal sources on EU battery recycling.", 88),
+            {
+                "id": f"{child}-ws1",
+                "type": "web_search_call",
+                "status": "completed",
+                "action": {"type": "search", "query": "Regulation (EU) 2023/1542 batteries"},
+            },
+            _assistant(
+                f"{child}-a1",
+                "Regulation (EU) 2023/1542 replaces Directive 2006/66/EC.",
+                86,
+                {"inputTokens": 2400, "outputTokens": 310, "reasoningTokens": 120},
+            ),
+            {"id": f"{child}-done", "type": "session_completed", "summary": "Sources found.", "createdAt": _clock(85)},
+        ],
+    )
+    item_log.append(
+        parent,
+        [
+            _assistant(
+                f"{parent}-a1",
+                "Here is the brief:\n\n1. Scope — all batteries.\n2. Recycled content targets "
+                "from 2031.\n3. Battery passport from 2027.",
+                80,
+                {"inputTokens": 5200, "outputTokens": 900, "cacheReadTokens": 2048},
+            ),
+            {
+                "id": f"{parent}-ev1",
+                "type": "evaluation",
+                "name": "brief quality",
+                "createdAt": _clock(79),
+                "metrics": [
+                    {"name": "faithfulness", "score": 0.92, "threshold": 0.8},
+                    {"name": "coverage", "score": 0.74, "threshold": 0.75},
+                    {"name": "readability", "score": 0.88, "threshold": 0.7},
+                ],
+            },
+        ],
+    )
     for index, topic in enumerate(TOPICS[1:], start=2):
         session_id = f"demo-research-{index:02d}"
-        sessions.ensure(agent="researchAgent", session_id=session_id, name=f"Brief: {topic}",
-                        metadata={"requestedBy": "policy-team", "topic": topic})
-        item_log.append(session_id, [
-            _user(f"{session_id}-u1", f"Summarise the state of {topic} in five bullet points.", 300 * index),
-            _assistant(f"{session_id}-a1", f"Five points on {topic}:\n- cost\n- scale\n- policy\n- risks\n- outlook",
-                       300 * index - 3, {"inputTokens": 1500, "outputTokens": 240}),
-        ])
+        sessions.ensure(
+            agent="researchAgent",
+            session_id=session_id,
+            name=f"Brief: {topic}",
+            metadata={"requestedBy": "policy-team", "topic": topic},
+        )
+        item_log.append(
+            session_id,
+            [
+                _user(f"{session_id}-u1", f"Summarise the state of {topic} in five bullet points.", 300 * index),
+                _assistant(
+                    f"{session_id}-a1",
+                    f"Five points on {topic}:\n- cost\n- scale\n- policy\n- risks\n- outlook",
+                    300 * index - 3,
+                    {"inputTokens": 1500, "outputTokens": 240},
+                ),
+            ],
+        )
 
 
 def _media_chat():
     session_id = "demo-media-inspection"
     sessions.ensure(agent="supportAgent", session_id=session_id, name="Damage photos, voice note and receipt")
-    item_log.append(session_id, [
-        {"id": f"{session_id}-u1", "type": "message", "role": "user", "createdAt": _clock(50), "content": [
-            {"type": "text", "text": "Here are photos of the damage, a voice note and my receipt."},
-            {"type": "image", "mimeType": "image/svg+xml", "fileUri": "/static/demo/damaged-box.svg"},
-            {"type": "audio", "mimeType": "audio/wav", "fileUri": "/static/demo/voice-note.wav"},
-            {"type": "file", "filePath": "receipts/receipt-7781.pdf", "mimeType": "application/pdf"},
-            {"type": "url", "mimeType": "text/html", "fileUri": "https://example.com/orders/7781"},
-        ]},
-        _assistant(f"{session_id}-a1", "Thanks — the photo shows a crushed corner; I've opened a claim.", 49),
-    ])
+    item_log.append(
+        session_id,
+        [
+            {
+                "id": f"{session_id}-u1",
+                "type": "message",
+                "role": "user",
+                "createdAt": _clock(50),
+                "content": [
+                    {"type": "text", "text": "Here are photos of the damage, a voice note and my receipt."},
+                    {"type": "image", "mimeType": "image/svg+xml", "fileUri": "/static/demo/damaged-box.svg"},
+                    {"type": "audio", "mimeType": "audio/wav", "fileUri": "/static/demo/voice-note.wav"},
+                    {"type": "file", "filePath": "receipts/receipt-7781.pdf", "mimeType": "application/pdf"},
+                    {"type": "url", "mimeType": "text/html", "fileUri": "https://example.com/orders/7781"},
+                ],
+            },
+            _assistant(f"{session_id}-a1", "Thanks — the photo shows a crushed corner; I've opened a claim.", 49),
+        ],
+    )
 
 
 def _coding_sessions():
     for index, (task, path, result) in enumerate(CODE_TASKS, start=1):
         session_id = f"demo-coding-{index:02d}"
         sessions.ensure(agent="codingAgent", session_id=session_id, name=task, metadata={"repo": "shop-backend"})
-        item_log.append(session_id, [
-            {"id": f"{session_id}-u1", "role": "user", "content": task, "createdAt": _clock(200 * index)},
-            {"id": f"{session_id}-a1", "role": "assistant", "content": None, "createdAt": _clock(200 * index - 1),
-             "tool_calls": [{"id": f"{session_id}-read", "type": "function",
-                             "function": {"name": "read_file", "arguments": f'{{"path": "{path}"}}'}}]},
-            {"id": f"{session_id}-t1", "role": "tool", "tool_call_id": f"{session_id}-read", "name": "read_file",
-             "content": "def main():\n    return run()\n", "createdAt": _clock(200 * index - 2)},
-            {"id": f"{session_id}-a2", "role": "assistant", "createdAt": _clock(200 * index - 3),
-             "content": f"{result}\n\n```python\ndef main():\n    return run(retries=3)\n```"},
-        ])
+        item_log.append(
+            session_id,
+            [
+                {"id": f"{session_id}-u1", "role": "user", "content": task, "createdAt": _clock(200 * index)},
+                {
+                    "id": f"{session_id}-a1",
+                    "role": "assistant",
+                    "content": None,
+                    "createdAt": _clock(200 * index - 1),
+                    "tool_calls": [
+                        {
+                            "id": f"{session_id}-read",
+                            "type": "function",
+                            "function": {"name": "read_file", "arguments": f'{{"path": "{path}"}}'},
+                        }
+                    ],
+                },
+                {
+                    "id": f"{session_id}-t1",
+                    "role": "tool",
+                    "tool_call_id": f"{session_id}-read",
+                    "name": "read_file",
+                    "content": "def main():\n    return run()\n",
+                    "createdAt": _clock(200 * index - 2),
+                },
+                {
+                    "id": f"{session_id}-a2",
+                    "role": "assistant",
+                    "createdAt": _clock(200 * index - 3),
+                    "content": f"{result}\n\n```python\ndef main():\n    return run(retries=3)\n```",
+                },
+            ],
+        )
 
 
 def _compacted():
@@ -183,17 +319,27 @@ def _compacted():
     _, created = sessions.ensure(agent="codingAgent", session_id=session_id, name="Long refactor, compacted")
     if not created:
         return
-    item_log.append(session_id, [
-        _user(f"{session_id}-u{n}", f"Step {n}: rename module part {n}.", 400 - n) if n % 2 else
-        _assistant(f"{session_id}-a{n}", f"Renamed part {n - 1}.", 400 - n)
-        for n in range(1, 13)
-    ])
-    item_log.compact(session_id, [
-        {"id": f"{session_id}-compaction", "type": "compaction",
-         "summary": "The user asked for a 6-step rename; all steps are done."},
-        _user(f"{session_id}-u99", "Now update the docs to match.", 100),
-        _assistant(f"{session_id}-a99", "Docs updated to the new module names.", 99),
-    ])
+    item_log.append(
+        session_id,
+        [
+            _user(f"{session_id}-u{n}", f"Step {n}: rename module part {n}.", 400 - n)
+            if n % 2
+            else _assistant(f"{session_id}-a{n}", f"Renamed part {n - 1}.", 400 - n)
+            for n in range(1, 13)
+        ],
+    )
+    item_log.compact(
+        session_id,
+        [
+            {
+                "id": f"{session_id}-compaction",
+                "type": "compaction",
+                "summary": "The user asked for a 6-step rename; all steps are done.",
+            },
+            _user(f"{session_id}-u99", "Now update the docs to match.", 100),
+            _assistant(f"{session_id}-a99", "Docs updated to the new module names.", 99),
+        ],
+    )
 
 
 def _long_session():
@@ -205,8 +351,15 @@ def _long_session():
         if n % 4 == 1:
             items.append(_user(f"{session_id}-{n}", f"Question {n // 4 + 1}: how do I set up step {n // 4 + 1}?", ago))
         elif n % 4 == 2:
-            items.append(_call(f"{session_id}-{n}", f"{session_id}-call{n}", "search_docs",
-                               f'{{"query": "setup step {n // 4 + 1}"}}', ago))
+            items.append(
+                _call(
+                    f"{session_id}-{n}",
+                    f"{session_id}-call{n}",
+                    "search_docs",
+                    f'{{"query": "setup step {n // 4 + 1}"}}',
+                    ago,
+                )
+            )
         elif n % 4 == 3:
             items.append(_output(f"{session_id}-{n}", f"{session_id}-call{n - 1}", f"Doc section {n // 4 + 1}", ago))
         else:

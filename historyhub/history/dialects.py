@@ -6,7 +6,7 @@ Pure functions over one item; nothing here touches the database.
 
 import json
 import mimetypes
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from historyhub.history import jsonvalues
 
@@ -16,7 +16,7 @@ MEDIA_PART_TYPES = {"image", "audio", "video", "url"}
 OUTPUT_TYPES = {"function_call_output", "function_call_result"}
 NOT_HOSTED_CALLS = {"function_call", "mcp_approval_request", "mcp_approval_response"}
 ORCHA_PASSTHROUGH_TYPES = {"skill", "evaluation", "session_completed"}
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def item_key(item):
@@ -196,7 +196,7 @@ def parse_timestamp(value):
         return None
     try:
         parsed = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
-        return parsed.astimezone(timezone.utc) if parsed.tzinfo is not None else None
+        return parsed.astimezone(UTC) if parsed.tzinfo is not None else None
     except (ValueError, OverflowError):
         # Not ISO 8601, or a moment that UTC cannot express (before year 1 or after 9999).
         return None
@@ -221,7 +221,7 @@ def format_time(moment):
     if moment is None:
         return None
     # isoformat, unlike strftime, writes years before 1000 with four digits.
-    moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    moment = moment.astimezone(UTC).replace(tzinfo=None)
     return moment.isoformat(timespec="milliseconds" if moment.microsecond else "seconds") + "Z"
 
 

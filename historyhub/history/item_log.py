@@ -20,8 +20,18 @@ from historyhub.history.projection import Projection, update_parent_of
 STREAM_CHUNK = 1000
 INSERT_BATCH = 500
 _INSERT_COLUMNS = (
-    "session_id", "epoch", "position", "item_key", "kind", "role", "call_id",
-    "injected", "received_at", "data", "usage_json", "undo_json",
+    "session_id",
+    "epoch",
+    "position",
+    "item_key",
+    "kind",
+    "role",
+    "call_id",
+    "injected",
+    "received_at",
+    "data",
+    "usage_json",
+    "undo_json",
 )
 
 
@@ -53,19 +63,24 @@ def store(session, checked_items, injected=False):
             continue
         seen.add(key)
         usage = dialects.item_usage(item)
-        pending.append((item, Item(
-            session=session,
-            epoch=session.epoch,
-            position=session.next_position + len(pending),
-            item_key=key,
-            kind=jsonvalues.column_text(dialects.item_type(item))[:64],
-            role=jsonvalues.column_text(dialects.role(item))[:32],
-            call_id=dialects.call_id(item),
-            injected=injected,
-            received_at=now,
-            data=text,
-            usage_json=jsonvalues.dumps(usage) if usage else None,
-        )))
+        pending.append(
+            (
+                item,
+                Item(
+                    session=session,
+                    epoch=session.epoch,
+                    position=session.next_position + len(pending),
+                    item_key=key,
+                    kind=jsonvalues.column_text(dialects.item_type(item))[:64],
+                    role=jsonvalues.column_text(dialects.role(item))[:32],
+                    call_id=dialects.call_id(item),
+                    injected=injected,
+                    received_at=now,
+                    data=text,
+                    usage_json=jsonvalues.dumps(usage) if usage else None,
+                ),
+            )
+        )
         inserted.append(len(pending) - 1)
     session.next_position += len(pending)
     stored = _insert_ignoring_duplicates([row for _, row in pending])
@@ -88,13 +103,15 @@ def store(session, checked_items, injected=False):
 def _insert_ignoring_duplicates(rows):
     """Insert rows, skipping those whose id the epoch already holds; returns the stored positions."""
     stored = set()
-    fields = [Item._meta.get_field(column.removesuffix("_id") if column == "session_id" else column)
-              for column in _INSERT_COLUMNS]
+    fields = [
+        Item._meta.get_field(column.removesuffix("_id") if column == "session_id" else column)
+        for column in _INSERT_COLUMNS
+    ]
     table = connection.ops.quote_name(Item._meta.db_table)
     columns = ", ".join(connection.ops.quote_name(column) for column in _INSERT_COLUMNS)
     placeholders = "(" + ", ".join(["%s"] * len(_INSERT_COLUMNS)) + ")"
     for start in range(0, len(rows), INSERT_BATCH):
-        batch = rows[start:start + INSERT_BATCH]
+        batch = rows[start : start + INSERT_BATCH]
         params = []
         for row in batch:
             for field in fields:
@@ -320,7 +337,7 @@ def iter_item_texts(session_id, limit=None):
     # A limit of at least the item count means every item; the database is not
     # asked for an offset that may not fit its integers.
     if limit is not None and limit < session.item_count:
-        start = rows.order_by("-position").values_list("position", flat=True)[limit - 1:limit]
+        start = rows.order_by("-position").values_list("position", flat=True)[limit - 1 : limit]
         after = start[0] - 1 if start else 0
     while True:
         chunk = list(
@@ -328,7 +345,7 @@ def iter_item_texts(session_id, limit=None):
             .order_by("position")
             .values_list("position", "data")[:STREAM_CHUNK]
         )
-        for position, data in chunk:
+        for _position, data in chunk:
             yield data
         if len(chunk) < STREAM_CHUNK:
             return

@@ -34,9 +34,7 @@ class Session(models.Model):
     run_status = models.CharField(max_length=32, choices=RunStatus.choices, null=True, blank=True)
     metadata_json = models.TextField(default="{}")
     metadata_text = models.TextField(blank=True, default="", help_text="The metadata values, for search.")
-    parent = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children"
-    )
+    parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="children")
     parent_call_id = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -225,4 +223,3 @@ class Operation(models.Model):
     @property
     def transaction(self):
         return jsonvalues.loads(self.transaction_json)
-

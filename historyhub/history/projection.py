@@ -79,9 +79,7 @@ class Projection:
 
     def row(self, key):
         if key not in self._rows:
-            self._rows[key] = (
-                TimelineEntry.objects.filter(session=self.session, key=key).order_by("-epoch").first()
-            )
+            self._rows[key] = TimelineEntry.objects.filter(session=self.session, key=key).order_by("-epoch").first()
         return self._rows[key]
 
     def add_row(self, key, kind, data, created_at, order, source_position=None, text=""):
@@ -142,8 +140,9 @@ class Projection:
 
     # Client actions -------------------------------------------------------------
 
-    def open_client_action(self, call_id, name, arguments, *, created_at, order, description="",
-                           expires_at=None, source_position=None):
+    def open_client_action(
+        self, call_id, name, arguments, *, created_at, order, description="", expires_at=None, source_position=None
+    ):
         """Open a waiting client action; returns (action, created). An existing call id is kept."""
         action = ClientAction(
             session=self.session,
@@ -161,13 +160,20 @@ class Projection:
                 action.save(force_insert=True)
         except IntegrityError:
             existing = ClientAction.objects.get(session=self.session, call_id=call_id)
-            self.add_row(f"client-action:{call_id}", "client_action", client_action_row(existing), created_at, order,
-                         source_position)
+            self.add_row(
+                f"client-action:{call_id}",
+                "client_action",
+                client_action_row(existing),
+                created_at,
+                order,
+                source_position,
+            )
             return existing, False
         self.session.waiting_count += 1
         self.set_run_status(RunStatus.WAITING_FOR_CLIENT_ACTION)
-        self.add_row(f"client-action:{call_id}", "client_action", client_action_row(action), created_at, order,
-                     source_position)
+        self.add_row(
+            f"client-action:{call_id}", "client_action", client_action_row(action), created_at, order, source_position
+        )
         return action, True
 
     def resolve_client_action(self, action, **fields):
@@ -219,14 +225,27 @@ class Projection:
         if content:
             # Search text and preview only; the content above keeps the exact text.
             text = jsonvalues.column_text(dialects.message_text(item))
-            self.add_row(f"message:{log_item.position}", "message", {"role": role, "content": content},
-                         created_at, log_item.position, log_item.position, text)
+            self.add_row(
+                f"message:{log_item.position}",
+                "message",
+                {"role": role, "content": content},
+                created_at,
+                log_item.position,
+                log_item.position,
+                text,
+            )
             self.session.last_message = (text or f"[{content[0]['type']}]")[:PREVIEW_LENGTH]
         for call in item.get("tool_calls") or []:
             if isinstance(call, dict) and isinstance(call.get("id"), str) and call["id"]:
                 function = call.get("function") if isinstance(call.get("function"), dict) else {}
-                self._add_action(log_item, dialects.stored_call_id(call["id"]), function.get("name") or "tool",
-                                 dialects.parse_arguments(function.get("arguments")), "running", created_at)
+                self._add_action(
+                    log_item,
+                    dialects.stored_call_id(call["id"]),
+                    function.get("name") or "tool",
+                    dialects.parse_arguments(function.get("arguments")),
+                    "running",
+                    created_at,
+                )
 
     def _add_action(self, log_item, call_id, name, arguments, status, created_at, **extra):
         data = {"name": name, "callId": call_id, "status": status, "arguments": arguments, **extra}
@@ -234,22 +253,41 @@ class Projection:
 
     def _apply_function_call(self, log_item, item, created_at):
         if log_item.call_id:
-            self._add_action(log_item, log_item.call_id, item.get("name") or "function",
-                             dialects.parse_arguments(item.get("arguments")), "running", created_at)
+            self._add_action(
+                log_item,
+                log_item.call_id,
+                item.get("name") or "function",
+                dialects.parse_arguments(item.get("arguments")),
+                "running",
+                created_at,
+            )
 
     def _apply_hosted_call(self, log_item, item, created_at):
         call_id = log_item.call_id or dialects.item_key(item)
         if call_id:
             name = item.get("name") if isinstance(item.get("name"), str) else log_item.kind.removesuffix("_call")
-            self._add_action(log_item, call_id, name, dialects.hosted_call_arguments(item),
-                             dialects.hosted_call_status(item), created_at)
+            self._add_action(
+                log_item,
+                call_id,
+                name,
+                dialects.hosted_call_arguments(item),
+                dialects.hosted_call_status(item),
+                created_at,
+            )
 
     def _apply_orcha_action(self, log_item, item, created_at):
         if log_item.call_id:
             extra = {field: item[field] for field in ("durationMs", "output", "summary") if field in item}
             status = item.get("status") if isinstance(item.get("status"), str) else "running"
-            self._add_action(log_item, log_item.call_id, item.get("name") or "action",
-                             dialects.parse_arguments(item.get("arguments")), status, created_at, **extra)
+            self._add_action(
+                log_item,
+                log_item.call_id,
+                item.get("name") or "action",
+                dialects.parse_arguments(item.get("arguments")),
+                status,
+                created_at,
+                **extra,
+            )
 
     def _complete_action(self, log_item, item, created_at):
         entry = self.row(f"action:{log_item.call_id}") if log_item.call_id else None
@@ -266,10 +304,15 @@ class Projection:
     def _apply_mcp_request(self, log_item, item, created_at):
         call_id = dialects.item_key(item)
         if call_id:
-            self.open_client_action(call_id, _item_text(item, "name", "mcp_tool")[:200],
-                                    dialects.parse_arguments(item.get("arguments")),
-                                    description=_item_text(item, "server_label"), created_at=created_at,
-                                    order=log_item.position, source_position=log_item.position)
+            self.open_client_action(
+                call_id,
+                _item_text(item, "name", "mcp_tool")[:200],
+                dialects.parse_arguments(item.get("arguments")),
+                description=_item_text(item, "server_label"),
+                created_at=created_at,
+                order=log_item.position,
+                source_position=log_item.position,
+            )
 
     def _apply_mcp_response(self, log_item, item, created_at):
         request_id = item.get("approval_request_id")
@@ -294,12 +337,18 @@ class Projection:
             return
         status = item.get("status")
         if status in (None, "waiting"):
-            self.open_client_action(log_item.call_id, _item_text(item, "name", "client_action")[:200],
-                                    dialects.parse_arguments(item.get("arguments")),
-                                    description=_item_text(item, "description"), created_at=created_at,
-                                    order=log_item.position, source_position=log_item.position)
-        elif status in ClientActionStatus.values and self._settle_waiting_action(log_item.call_id, status, item,
-                                                                                 created_at):
+            self.open_client_action(
+                log_item.call_id,
+                _item_text(item, "name", "client_action")[:200],
+                dialects.parse_arguments(item.get("arguments")),
+                description=_item_text(item, "description"),
+                created_at=created_at,
+                order=log_item.position,
+                source_position=log_item.position,
+            )
+        elif status in ClientActionStatus.values and self._settle_waiting_action(
+            log_item.call_id, status, item, created_at
+        ):
             return
         else:
             # Already settled when it was written: shown like a resolved client action.
@@ -310,8 +359,14 @@ class Projection:
                 name = item.get("name") if isinstance(item.get("name"), str) else "client_action"
                 data["status"] = ACTION_ROW_STATUS[status]
                 data.setdefault("summary", client_action_summary(name, status))
-            self.add_row(f"client-action:{log_item.call_id}", "client_action", data, created_at, log_item.position,
-                         log_item.position)
+            self.add_row(
+                f"client-action:{log_item.call_id}",
+                "client_action",
+                data,
+                created_at,
+                log_item.position,
+                log_item.position,
+            )
 
     def _settle_waiting_action(self, call_id, status, item, created_at):
         """An Orcha item that reports how an earlier waiting action ended resolves it; False when none waits."""
@@ -359,9 +414,7 @@ def _usage_json(usage):
 
 
 def _serialisable(fields):
-    return {
-        field: value.isoformat() if hasattr(value, "isoformat") else value for field, value in fields.items()
-    }
+    return {field: value.isoformat() if hasattr(value, "isoformat") else value for field, value in fields.items()}
 
 
 def update_parent_of(child, now):

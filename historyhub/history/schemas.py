@@ -10,7 +10,7 @@ Models that keep fields they do not declare (history items, transactions) are
 pydantic models: ninja's Schema reads declared fields only and drops the rest.
 """
 
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal
 
 from ninja import Field, Schema
 from pydantic import BaseModel, ConfigDict, StrictBool, WithJsonSchema
@@ -46,11 +46,11 @@ Items = Annotated[
 ]
 # validation.pagination reads a page number of at most nine digits.
 PageNumber = Annotated[
-    Optional[str], WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 999_999_999, "default": 1})
+    str | None, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 999_999_999, "default": 1})
 ]
-PageSize = Annotated[Optional[str], WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 100, "default": 50})]
+PageSize = Annotated[str | None, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 100, "default": 50})]
 CreatingAgent = Annotated[
-    Optional[Identifier], Field(description='The agent of a session this call creates; else "default".')
+    Identifier | None, Field(description='The agent of a session this call creates; else "default".')
 ]
 
 
@@ -74,13 +74,15 @@ class Page(Schema):
 
 
 class SessionIn(Schema):
-    model_config = ConfigDict(json_schema_extra={
-        "dependentRequired": {"parentSessionId": ["parentCallId"], "parentCallId": ["parentSessionId"]},
-    })
+    model_config = ConfigDict(
+        json_schema_extra={
+            "dependentRequired": {"parentSessionId": ["parentCallId"], "parentCallId": ["parentSessionId"]},
+        }
+    )
 
-    sessionId: Optional[SessionId] = Field(None, description="Generated (ses_…) when absent.")
+    sessionId: SessionId | None = Field(None, description="Generated (ses_…) when absent.")
     agent: Identifier
-    name: Optional[str] = None
+    name: str | None = None
     metadata: MetadataIn = None
     parentSessionId: SessionId = Field(None, description="Makes this a child session; needs parentCallId.")
     parentCallId: Identifier = Field(None, description="The parent's call that delegated to this session.")
@@ -92,14 +94,14 @@ class SessionPatch(Schema):
     name: str = None
     metadata: MetadataIn = None
     status: SessionStatus = None
-    runStatus: Optional[RunStatus] = None
+    runStatus: RunStatus | None = None
 
 
 class SessionFilters(Schema):
-    agent: Optional[Filter] = None
-    status: Optional[SessionStatus] = None
-    runStatus: Optional[RunStatus] = None
-    q: Optional[Filter] = Field(None, description="Matches session id, name, agent, metadata values and message text.")
+    agent: Filter | None = None
+    status: SessionStatus | None = None
+    runStatus: RunStatus | None = None
+    q: Filter | None = Field(None, description="Matches session id, name, agent, metadata values and message text.")
     page: PageNumber = None
     pageSize: PageSize = None
 
@@ -120,15 +122,15 @@ class Lineage(Schema):
 class SessionSnapshot(Schema):
     sessionId: str
     agent: str
-    name: Optional[str]
+    name: str | None
     status: SessionStatus
     metadata: Metadata
     createdAt: Timestamp
     updatedAt: Timestamp
-    runStatus: Optional[RunStatus]
+    runStatus: RunStatus | None
     pendingClientActions: list[PendingClientAction]
-    lineage: Optional[Lineage]
-    usage: Optional[dict[str, int]] = Field(
+    lineage: Lineage | None
+    usage: dict[str, int] | None = Field(
         description="Sums of inputTokens, outputTokens, reasoningTokens, cacheReadTokens, cacheWriteTokens."
     )
     itemCount: int
@@ -161,7 +163,7 @@ class HistoryPage(SessionSnapshot, Page):
 
 
 class ItemsQuery(Schema):
-    limit: Optional[int] = Field(None, ge=0, description="Only the newest N items, still chronological.")
+    limit: int | None = Field(None, ge=0, description="Only the newest N items, still chronological.")
 
 
 class ItemList(Schema):
@@ -188,17 +190,24 @@ class ItemCount(Schema):
 
 
 class Popped(Schema):
-    item: Optional[JsonObject]
+    item: JsonObject | None
 
 
 class CompactionIn(Schema):
-    items: Annotated[list[Any], WithJsonSchema({
-        "type": "array",
-        "minItems": 1,
-        "prefixItems": [{"type": "object", "required": ["type"], "properties": {"type": {"const": "compaction"}}}],
-        "items": {"type": "object"},
-        "description": "A compaction item, then the items kept after it.",
-    })]
+    items: Annotated[
+        list[Any],
+        WithJsonSchema(
+            {
+                "type": "array",
+                "minItems": 1,
+                "prefixItems": [
+                    {"type": "object", "required": ["type"], "properties": {"type": {"const": "compaction"}}}
+                ],
+                "items": {"type": "object"},
+                "description": "A compaction item, then the items kept after it.",
+            }
+        ),
+    ]
 
 
 class Compacted(Schema):
@@ -224,7 +233,7 @@ class ReplaceSuffix(BaseModel):
 
 class TransactionIn(Schema):
     operationId: Identifier
-    transaction: Annotated[Union[AppendItems, ReplaceSuffix], Field(discriminator="type")]
+    transaction: Annotated[AppendItems | ReplaceSuffix, Field(discriminator="type")]
 
 
 class TransactionOut(Schema):
@@ -263,18 +272,18 @@ class ResponseKindMismatch(Schema):
     kind: str = Field(description='"injection", else the item\'s type.')
 
 
-ResponseLookup = Annotated[Union[ResponseHit, ResponseMiss, ResponseKindMismatch], Field(discriminator="result")]
+ResponseLookup = Annotated[ResponseHit | ResponseMiss | ResponseKindMismatch, Field(discriminator="result")]
 
 
 # Wire entries ------------------------------------------------------------------
 
 
 class EntryList(Schema):
-    entries: list[Annotated[Union[TurnEntry, InjectionEntry], Field(discriminator="kind")]]
+    entries: list[Annotated[TurnEntry | InjectionEntry, Field(discriminator="kind")]]
 
 
 class InjectionIn(Schema):
-    id: Optional[Identifier] = None
+    id: Identifier | None = None
     content: str
 
 
@@ -298,13 +307,19 @@ class MessageList(Schema):
 class MessagesIn(Schema):
     messages: Annotated[
         Any,
-        WithJsonSchema({
-            "type": "array",
-            "items": {"type": "object", "required": ["role"], "properties": {
-                "role": {"enum": ["system", "user", "assistant", "tool"]},
-            }},
-            "description": "AgentMessages; a system message only at index 0, where it is dropped.",
-        }),
+        WithJsonSchema(
+            {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["role"],
+                    "properties": {
+                        "role": {"enum": ["system", "user", "assistant", "tool"]},
+                    },
+                },
+                "description": "AgentMessages; a system message only at index 0, where it is dropped.",
+            }
+        ),
     ]
     agent: CreatingAgent = None
 
@@ -316,8 +331,8 @@ class ClientActionIn(Schema):
     callId: Identifier
     name: Identifier
     arguments: JsonObject
-    description: Optional[str] = None
-    expiresAt: Optional[Timestamp] = Field(None, description="ISO 8601 with a timezone.")
+    description: str | None = None
+    expiresAt: Timestamp | None = Field(None, description="ISO 8601 with a timezone.")
 
 
 class ClientActionOut(Schema):
@@ -328,20 +343,20 @@ class ClientActionOut(Schema):
     description: str
     status: ClientActionStatus
     createdAt: Timestamp
-    expiresAt: Optional[Timestamp]
-    resolvedAt: Optional[Timestamp]
-    resolvedBy: Optional[str] = Field(description='The dashboard user, or "api key: <name>".')
-    decision: Optional[Literal[DECISIONS]]
-    comment: Optional[str]
-    approvedArguments: Optional[JsonObject]
+    expiresAt: Timestamp | None
+    resolvedAt: Timestamp | None
+    resolvedBy: str | None = Field(description='The dashboard user, or "api key: <name>".')
+    decision: Literal[DECISIONS] | None
+    comment: str | None
+    approvedArguments: JsonObject | None
     output: Any
-    isError: Optional[bool]
+    isError: bool | None
 
 
 class ClientActionFilters(Schema):
-    status: Optional[ClientActionStatus] = None
-    agent: Optional[Filter] = None
-    sessionId: Optional[Filter] = None
+    status: ClientActionStatus | None = None
+    agent: Filter | None = None
+    sessionId: Filter | None = None
     page: PageNumber = None
     pageSize: PageSize = None
 
@@ -351,8 +366,11 @@ class ClientActionPage(Page):
 
 
 class WaitQuery(Schema):
-    wait: Optional[float] = Field(
-        None, ge=0, le=60, allow_inf_nan=False,
+    wait: float | None = Field(
+        None,
+        ge=0,
+        le=60,
+        allow_inf_nan=False,
         description="Seconds to wait for the action to leave waiting.",
     )
 
@@ -364,5 +382,5 @@ class ResultIn(Schema):
 
 class DecisionIn(Schema):
     decision: Literal[DECISIONS]
-    comment: Optional[str] = None
-    arguments: Optional[JsonObject] = Field(None, description="Edited arguments, on approve.")
+    comment: str | None = None
+    arguments: JsonObject | None = Field(None, description="Edited arguments, on approve.")

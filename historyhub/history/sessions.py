@@ -4,7 +4,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 
-from historyhub.history import jsonvalues, validation
+from historyhub.history import validation
 from historyhub.history.dialects import format_time
 from historyhub.history.errors import InvalidInput, SessionConflict, SessionNotFound
 from historyhub.history.models import (
@@ -21,8 +21,16 @@ from historyhub.history.projection import Projection, subagent_row, update_paren
 
 # What every write of the log and its projections may have changed.
 STATE_FIELDS = [
-    "next_position", "epoch", "item_count", "history_count", "waiting_count",
-    "usage_json", "last_message", "version", "run_status", "updated_at",
+    "next_position",
+    "epoch",
+    "item_count",
+    "history_count",
+    "waiting_count",
+    "usage_json",
+    "last_message",
+    "version",
+    "run_status",
+    "updated_at",
 ]
 
 
@@ -92,8 +100,9 @@ def ensure(*, agent, session_id=None, name=None, metadata=None, parent_session_i
             now = timezone.now()
             parent.version += 1
             projection = Projection(parent, now)
-            projection.add_row(f"subagent:{parent_call_id}", "subagent", subagent_row(session), now,
-                               parent.next_position)
+            projection.add_row(
+                f"subagent:{parent_call_id}", "subagent", subagent_row(session), now, parent.next_position
+            )
             parent.next_position += 1
             projection.flush()
             if parent.run_status in (None, RunStatus.RUNNING):
@@ -167,7 +176,7 @@ def page_of(queryset, page, page_size):
     """One page of a queryset: (rows, total, hasMore)."""
     total = queryset.count()
     start = (page - 1) * page_size
-    rows = list(queryset[start:start + page_size]) if start < total else []
+    rows = list(queryset[start : start + page_size]) if start < total else []
     return rows, total, start + len(rows) < total
 
 

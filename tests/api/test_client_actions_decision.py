@@ -49,16 +49,20 @@ def test_a_different_second_decision_is_a_conflict(api, action):
     assert api.get(action).json()["status"] == "approved"
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"decision": "maybe"}, "decision"),
-    ({}, "decision"),
-    ({"decision": "approve", "arguments": [1]}, "arguments"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"decision": "maybe"}, "decision"),
+        ({}, "decision"),
+        ({"decision": "approve", "arguments": [1]}, "arguments"),
+    ],
+)
 def test_it_rejects_a_malformed_decision(api, action, body, field):
     assert assert_error(api.post(f"{action}/decision", body), 400, "invalid_input").startswith(f"{field}: ")
     assert api.get(action).json()["status"] == "waiting"
 
 
 def test_it_answers_404_for_an_unknown_session(api):
-    assert_error(api.post("sessions/nobody/client-actions/c1/decision", {"decision": "approve"}),
-                 404, "session_not_found")
+    assert_error(
+        api.post("sessions/nobody/client-actions/c1/decision", {"decision": "approve"}), 404, "session_not_found"
+    )

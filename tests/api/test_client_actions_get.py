@@ -1,6 +1,6 @@
 import threading
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection
@@ -31,7 +31,7 @@ def test_it_answers_404_for_an_unknown_action_or_session(api, session_id):
 
 
 def test_an_overdue_action_reads_as_expired(api, session_id):
-    past = (datetime.now(timezone.utc) - timedelta(seconds=1)).isoformat()
+    past = (datetime.now(UTC) - timedelta(seconds=1)).isoformat()
     open_action(api, session_id, expiresAt=past)
 
     assert api.get(f"sessions/{session_id}/client-actions/c1").json()["status"] == "expired"
@@ -67,9 +67,11 @@ def test_a_waiting_read_returns_as_soon_as_the_action_is_decided_elsewhere(api, 
         try:
             # Long enough for the read to be waiting already.
             time.sleep(0.5)
-            decisions.append(ApiClient(write_key).post(
-                f"sessions/{session_id}/client-actions/c1/decision", {"decision": "approve"}
-            ).status_code)
+            decisions.append(
+                ApiClient(write_key)
+                .post(f"sessions/{session_id}/client-actions/c1/decision", {"decision": "approve"})
+                .status_code
+            )
         finally:
             connection.close()
 
@@ -88,7 +90,7 @@ def test_a_waiting_read_returns_as_soon_as_the_action_is_decided_elsewhere(api, 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_waiting_read_returns_when_the_action_expires(api, session_id):
-    soon = (datetime.now(timezone.utc) + timedelta(seconds=0.5)).isoformat()
+    soon = (datetime.now(UTC) + timedelta(seconds=0.5)).isoformat()
     open_action(api, session_id, expiresAt=soon)
 
     started = time.monotonic()

@@ -4,8 +4,21 @@ from tests.api.wire import assert_error
 
 ACTION = {"callId": "c1", "name": "send_mail", "arguments": {"to": "ops@example.com"}, "description": "Mail ops"}
 CLIENT_ACTION_FIELDS = {
-    "sessionId", "callId", "name", "arguments", "description", "status", "createdAt", "expiresAt",
-    "resolvedAt", "resolvedBy", "decision", "comment", "approvedArguments", "output", "isError",
+    "sessionId",
+    "callId",
+    "name",
+    "arguments",
+    "description",
+    "status",
+    "createdAt",
+    "expiresAt",
+    "resolvedAt",
+    "resolvedBy",
+    "decision",
+    "comment",
+    "approvedArguments",
+    "output",
+    "isError",
 }
 
 
@@ -51,25 +64,31 @@ def test_the_same_call_id_with_other_content_is_a_conflict(api, session_id):
     assert_error(response, 409, "action_result_conflict")
 
 
-@pytest.mark.parametrize("sent, kept", [
-    ("2099-01-01T00:00:00Z", "2099-01-01T00:00:00Z"),
-    ("2099-01-01T02:00:00.250+02:00", "2099-01-01T00:00:00.250Z"),
-    ("0025-02-15T06:44:00+02:00", "0025-02-15T04:44:00Z"),
-])
+@pytest.mark.parametrize(
+    "sent, kept",
+    [
+        ("2099-01-01T00:00:00Z", "2099-01-01T00:00:00Z"),
+        ("2099-01-01T02:00:00.250+02:00", "2099-01-01T00:00:00.250Z"),
+        ("0025-02-15T06:44:00+02:00", "0025-02-15T04:44:00Z"),
+    ],
+)
 def test_it_keeps_an_expiry_in_utc(api, session_id, sent, kept):
     response = api.post(f"sessions/{session_id}/client-actions", {**ACTION, "expiresAt": sent})
 
     assert response.json()["expiresAt"] == kept
 
 
-@pytest.mark.parametrize("change, field", [
-    ({"arguments": "text"}, "arguments"),
-    ({"callId": ""}, "callId"),
-    ({"name": None}, "name"),
-    ({"expiresAt": "tomorrow"}, "expiresAt"),
-    ({"expiresAt": "2099-01-01T00:00:00"}, "expiresAt"),
-    ({"expiresAt": "0001-01-01T00:00:00+02:00"}, "expiresAt"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"arguments": "text"}, "arguments"),
+        ({"callId": ""}, "callId"),
+        ({"name": None}, "name"),
+        ({"expiresAt": "tomorrow"}, "expiresAt"),
+        ({"expiresAt": "2099-01-01T00:00:00"}, "expiresAt"),
+        ({"expiresAt": "0001-01-01T00:00:00+02:00"}, "expiresAt"),
+    ],
+)
 def test_it_rejects_bad_input(api, session_id, change, field):
     response = api.post(f"sessions/{session_id}/client-actions", {**ACTION, **change})
 

@@ -45,18 +45,23 @@ def test_a_different_second_result_is_a_conflict(api, action):
 
 
 def test_an_expired_action_can_no_longer_be_resolved(api, session_id):
-    api.post(f"sessions/{session_id}/client-actions",
-             {"callId": "old", "name": "n", "arguments": {}, "expiresAt": "2000-01-01T00:00:00Z"})
+    api.post(
+        f"sessions/{session_id}/client-actions",
+        {"callId": "old", "name": "n", "arguments": {}, "expiresAt": "2000-01-01T00:00:00Z"},
+    )
 
     response = api.post(f"sessions/{session_id}/client-actions/old/result", {"output": "late"})
 
     assert_error(response, 409, "action_result_conflict")
 
 
-@pytest.mark.parametrize("body, message", [
-    ({}, "output: Field required"),
-    ({"output": 1, "isError": "yes"}, "isError: Input should be a valid boolean"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ({}, "output: Field required"),
+        ({"output": 1, "isError": "yes"}, "isError: Input should be a valid boolean"),
+    ],
+)
 def test_it_rejects_a_malformed_result(api, action, body, message):
     assert_error(api.post(f"{action}/result", body), 400, "invalid_input", message)
     assert api.get(action).json()["status"] == "waiting"

@@ -8,13 +8,22 @@ def entries(api, session_id):
 
 
 def test_each_user_message_opens_a_turn_with_the_assistant_text(api, session_id):
-    api.post(f"sessions/{session_id}/items", {"items": [
-        {"type": "message", "role": "user", "id": "m1",
-         "content": [{"type": "input_text", "text": "two"}, {"type": "input_text", "text": "parts"}]},
-        assistant("First."),
-        assistant("Second."),
-        user("again"),
-    ]})
+    api.post(
+        f"sessions/{session_id}/items",
+        {
+            "items": [
+                {
+                    "type": "message",
+                    "role": "user",
+                    "id": "m1",
+                    "content": [{"type": "input_text", "text": "two"}, {"type": "input_text", "text": "parts"}],
+                },
+                assistant("First."),
+                assistant("Second."),
+                user("again"),
+            ]
+        },
+    )
 
     first, second = entries(api, session_id)
 
@@ -31,17 +40,25 @@ def test_assistant_messages_before_the_first_user_message_are_injections(api, se
     injection, turn = entries(api, session_id)
 
     assert injection == {
-        "kind": "injection", "id": "message:1", "sessionId": session_id,
-        "timestamp": injection["timestamp"], "content": "Welcome!",
+        "kind": "injection",
+        "id": "message:1",
+        "sessionId": session_id,
+        "timestamp": injection["timestamp"],
+        "content": "Welcome!",
     }
     assert turn["kind"] == "turn"
 
 
 def test_the_timestamp_is_the_items_own_when_it_has_one(api, session_id):
-    api.post(f"sessions/{session_id}/items", {"items": [
-        user("epoch", timestamp=1790000000123),
-        user("iso", createdAt="2026-09-28T12:00:04Z"),
-    ]})
+    api.post(
+        f"sessions/{session_id}/items",
+        {
+            "items": [
+                user("epoch", timestamp=1790000000123),
+                user("iso", createdAt="2026-09-28T12:00:04Z"),
+            ]
+        },
+    )
 
     first, second = entries(api, session_id)
 

@@ -42,15 +42,21 @@ def test_a_body_that_is_not_an_object_is_invalid_input(api, session_id, raw):
 
 
 def test_schema_failures_are_400_naming_the_field_never_422(api, session_id):
-    response = api.post(f"sessions/{session_id}/transactions",
-                        {"operationId": "op", "transaction": {"type": "replace_suffix", "replacement": []}})
+    response = api.post(
+        f"sessions/{session_id}/transactions",
+        {"operationId": "op", "transaction": {"type": "replace_suffix", "replacement": []}},
+    )
 
     assert_error(response, 400, "invalid_input", "transaction.replace_suffix.expectedSuffix: Field required")
 
 
 def test_query_failures_are_400_naming_the_parameter(api, session_id):
-    assert_error(api.get(f"sessions/{session_id}/items", limit="many"), 400, "invalid_input",
-                 "limit: Input should be a valid integer, unable to parse string as an integer")
+    assert_error(
+        api.get(f"sessions/{session_id}/items", limit="many"),
+        400,
+        "invalid_input",
+        "limit: Input should be a valid integer, unable to parse string as an integer",
+    )
 
 
 def test_an_invalid_session_id_in_the_path_is_400_and_changes_nothing(api):
@@ -65,23 +71,29 @@ def test_a_session_id_longer_than_200_characters_is_invalid(api):
     assert api.post(f"sessions/{'a' * 200}/items", {"items": []}).status_code == 200
 
 
-@pytest.mark.parametrize("path, params", [
-    ("sessions", {"q": "a\u0000b"}),
-    ("sessions", {"agent": "a\u0000b"}),
-    ("client-actions", {"sessionId": "a\u0000b"}),
-    ("sessions/s1/responses/a%00b", {}),
-    ("sessions/s1/client-actions/a%00b", {}),
-])
+@pytest.mark.parametrize(
+    "path, params",
+    [
+        ("sessions", {"q": "a\u0000b"}),
+        ("sessions", {"agent": "a\u0000b"}),
+        ("client-actions", {"sessionId": "a\u0000b"}),
+        ("sessions/s1/responses/a%00b", {}),
+        ("sessions/s1/client-actions/a%00b", {}),
+    ],
+)
 def test_a_nul_character_in_a_filter_or_path_id_is_invalid_input(api, path, params):
     api.post("sessions", {"sessionId": "s1", "agent": "a"})
 
     assert_error(api.get(path, **params), 400, "invalid_input")
 
 
-@pytest.mark.parametrize("raw, field", [
-    ('{"agent": "a\\u0000b"}', "agent"),
-    ('{"agent": "a", "name": "\\ud800"}', "name"),
-])
+@pytest.mark.parametrize(
+    "raw, field",
+    [
+        ('{"agent": "a\\u0000b"}', "agent"),
+        ('{"agent": "a", "name": "\\ud800"}', "name"),
+    ],
+)
 def test_a_body_string_a_text_column_cannot_hold_is_invalid_input(api, raw, field):
     response = api.post("sessions", raw=raw)
 

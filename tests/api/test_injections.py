@@ -7,8 +7,11 @@ def test_it_stores_an_assistant_message_and_returns_its_entry(api, session_id):
     assert response.status_code == 201
     entry = response.json()
     assert entry == {
-        "kind": "injection", "id": "inj-1", "sessionId": session_id,
-        "timestamp": entry["timestamp"], "content": "Your order shipped.",
+        "kind": "injection",
+        "id": "inj-1",
+        "sessionId": session_id,
+        "timestamp": entry["timestamp"],
+        "content": "Your order shipped.",
     }
     [item] = stored_items(api, session_id)
     assert (item["role"], item["content"][0]["text"]) == ("assistant", "Your order shipped.")
@@ -43,6 +46,10 @@ def test_an_id_taken_by_another_item_is_rejected(api, session_id):
 
 
 def test_it_requires_text_content(api, session_id):
-    assert_error(api.post(f"sessions/{session_id}/injections", {"content": 5}), 400, "invalid_input",
-                 "content: Input should be a valid string")
+    assert_error(
+        api.post(f"sessions/{session_id}/injections", {"content": 5}),
+        400,
+        "invalid_input",
+        "content: Input should be a valid string",
+    )
     assert_error(api.post(f"sessions/{session_id}/injections", {}), 400, "invalid_input", "content: Field required")

@@ -51,7 +51,9 @@ def test_an_unknown_session_has_no_items(api):
 def test_it_rejects_a_negative_limit(api, session_id):
     assert_error(
         api.get(f"sessions/{session_id}/items", limit=-1),
-        400, "invalid_input", "limit: Input should be greater than or equal to 0",
+        400,
+        "invalid_input",
+        "limit: Input should be greater than or equal to 0",
     )
 
 

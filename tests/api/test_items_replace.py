@@ -9,9 +9,7 @@ def test_the_logical_history_becomes_exactly_the_items(api, session_id):
     assert response.status_code == 200
     assert response.json() == {"itemCount": 1}
     assert stored_items(api, session_id) == [user("new", id="m1")]
-    assert [item["content"][0]["text"] for item in api.get(f"sessions/{session_id}/history").json()["items"]] == [
-        "new"
-    ]
+    assert [item["content"][0]["text"] for item in api.get(f"sessions/{session_id}/history").json()["items"]] == ["new"]
 
 
 def test_an_id_of_the_old_history_may_come_back(api, session_id):

@@ -40,9 +40,7 @@ def spec(anonymous):
 
 def operations(spec):
     return {
-        (method, path): operation
-        for path, methods in spec["paths"].items()
-        for method, operation in methods.items()
+        (method, path): operation for path, methods in spec["paths"].items() for method, operation in methods.items()
     }
 
 

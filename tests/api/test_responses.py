@@ -43,9 +43,16 @@ def test_an_unknown_id_an_unknown_session_or_a_turn_without_response_is_a_miss(a
 
 
 def test_an_item_that_is_not_a_user_message_is_a_kind_mismatch(api, session_id):
-    api.post(f"sessions/{session_id}/items", {"items": [
-        user("q", id="m1"), function_call("call-1", "f", {}) | {"id": "fc-1"}, assistant("a", id="a1"),
-    ]})
+    api.post(
+        f"sessions/{session_id}/items",
+        {
+            "items": [
+                user("q", id="m1"),
+                function_call("call-1", "f", {}) | {"id": "fc-1"},
+                assistant("a", id="a1"),
+            ]
+        },
+    )
 
     assert lookup(api, session_id, "fc-1") == {"result": "kind_mismatch", "kind": "function_call"}
     assert lookup(api, session_id, "a1") == {"result": "kind_mismatch", "kind": "message"}

@@ -21,7 +21,10 @@ def test_it_changes_name_metadata_status_and_run_status(api, session_id):
 
     snapshot = response.json()
     assert (snapshot["name"], snapshot["metadata"], snapshot["status"], snapshot["runStatus"]) == (
-        "New", {"tier": 2}, "completed", "completed",
+        "New",
+        {"tier": 2},
+        "completed",
+        "completed",
     )
     assert api.get(f"sessions/{session_id}").json() == snapshot
 
@@ -32,12 +35,15 @@ def test_run_status_may_be_set_back_to_null(api, session_id):
     assert api.patch(f"sessions/{session_id}", {"runStatus": None}).json()["runStatus"] is None
 
 
-@pytest.mark.parametrize("body, field", [
-    ({"status": "archived"}, "status"),
-    ({"runStatus": "sleeping"}, "runStatus"),
-    ({"name": 5}, "name"),
-    ({"name": None}, "name"),
-])
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"status": "archived"}, "status"),
+        ({"runStatus": "sleeping"}, "runStatus"),
+        ({"name": 5}, "name"),
+        ({"name": None}, "name"),
+    ],
+)
 def test_it_rejects_a_bad_value_and_changes_nothing(api, session_id, body, field):
     before = api.get(f"sessions/{session_id}").json()
 
@@ -51,7 +57,9 @@ def test_it_rejects_nested_metadata(api, session_id):
     response = api.patch(f"sessions/{session_id}", {"metadata": {"k": [1]}})
 
     assert_error(
-        response, 400, "invalid_input",
+        response,
+        400,
+        "invalid_input",
         "metadata must be an object whose values are strings, numbers, booleans or null.",
     )
 

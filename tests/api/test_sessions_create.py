@@ -3,8 +3,18 @@ import re
 from tests.api.wire import assert_error
 
 SNAPSHOT_FIELDS = {
-    "sessionId", "agent", "name", "status", "metadata", "createdAt", "updatedAt",
-    "runStatus", "pendingClientActions", "lineage", "usage", "itemCount",
+    "sessionId",
+    "agent",
+    "name",
+    "status",
+    "metadata",
+    "createdAt",
+    "updatedAt",
+    "runStatus",
+    "pendingClientActions",
+    "lineage",
+    "usage",
+    "itemCount",
 }
 
 
@@ -64,7 +74,9 @@ def test_it_rejects_metadata_holding_an_object(api):
     response = api.post("sessions", {"sessionId": "s1", "agent": "a", "metadata": {"nested": {"x": 1}}})
 
     assert_error(
-        response, 400, "invalid_input",
+        response,
+        400,
+        "invalid_input",
         "metadata must be an object whose values are strings, numbers, booleans or null.",
     )
     assert_error(api.get("sessions/s1"), 404, "session_not_found")
@@ -91,7 +103,10 @@ def test_a_child_session_records_its_lineage_and_shows_in_the_parent(api):
 
     assert response.status_code == 201
     assert response.json()["lineage"] == {
-        "origin": "delegated", "parentAgent": "planner", "parentSessionId": "parent", "parentCallId": "call-1",
+        "origin": "delegated",
+        "parentAgent": "planner",
+        "parentSessionId": "parent",
+        "parentCallId": "call-1",
     }
     parent = api.get("sessions/parent/history").json()
     assert parent["runStatus"] == "waiting_for_subagent"

@@ -63,14 +63,26 @@ def test_q_matches_id_name_agent_metadata_values_and_message_text(api, q):
 
     found = ids(api.get("sessions", q=q))
 
-    expected = {"refund": ["refund-7"], "REFUND-7": ["refund-7"], "Gold": ["other-1"],
-                "parcel": ["other-3", "other-2"]}[q]
+    expected = {
+        "refund": ["refund-7"],
+        "REFUND-7": ["refund-7"],
+        "Gold": ["other-1"],
+        "parcel": ["other-3", "other-2"],
+    }[q]
     assert found == expected
 
 
-@pytest.mark.parametrize("params", [
-    {"page": 0}, {"page": -1}, {"page": "x"}, {"pageSize": 0}, {"pageSize": 101}, {"pageSize": "1.5"},
-])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"page": 0},
+        {"page": -1},
+        {"page": "x"},
+        {"pageSize": 0},
+        {"pageSize": 101},
+        {"pageSize": "1.5"},
+    ],
+)
 def test_it_rejects_invalid_pagination_with_the_fixed_message(api, params):
     assert_error(api.get("sessions", **params), 400, "invalid_input", PAGINATION_MESSAGE)
 

@@ -48,9 +48,16 @@ def test_fields_beyond_the_known_ones_count_in_the_comparison(api, session_id):
 def test_it_replaces_a_matching_suffix(api, session_id):
     api.post(f"sessions/{session_id}/items", {"items": [user("q"), assistant("draft")]})
 
-    response = apply(api, session_id, "op-1", {
-        "type": "replace_suffix", "expectedSuffix": [assistant("draft")], "replacement": [assistant("final")],
-    })
+    response = apply(
+        api,
+        session_id,
+        "op-1",
+        {
+            "type": "replace_suffix",
+            "expectedSuffix": [assistant("draft")],
+            "replacement": [assistant("final")],
+        },
+    )
 
     assert response.json() == {"applied": True}
     assert stored_items(api, session_id) == [user("q"), assistant("final")]
@@ -59,9 +66,16 @@ def test_it_replaces_a_matching_suffix(api, session_id):
 def test_it_rejects_a_suffix_that_no_longer_matches(api, session_id):
     api.post(f"sessions/{session_id}/items", {"items": [user("q"), assistant("draft")]})
 
-    response = apply(api, session_id, "op-1", {
-        "type": "replace_suffix", "expectedSuffix": [assistant("other")], "replacement": [assistant("final")],
-    })
+    response = apply(
+        api,
+        session_id,
+        "op-1",
+        {
+            "type": "replace_suffix",
+            "expectedSuffix": [assistant("other")],
+            "replacement": [assistant("final")],
+        },
+    )
 
     assert_error(response, 409, "suffix_mismatch", SUFFIX_MISMATCH)
     assert stored_items(api, session_id) == [user("q"), assistant("draft")]
@@ -69,13 +83,16 @@ def test_it_rejects_a_suffix_that_no_longer_matches(api, session_id):
     assert retry.json() == {"applied": True}, "a failed operation is not recorded"
 
 
-@pytest.mark.parametrize("body", [
-    {"operationId": "", "transaction": {"type": "append_items", "items": []}},
-    {"operationId": "op-1", "transaction": {"type": "rewrite", "items": []}},
-    {"operationId": "op-1", "transaction": {"type": "append_items"}},
-    {"operationId": "op-1", "transaction": {"type": "append_items", "items": [1]}},
-    {"transaction": {"type": "append_items", "items": []}},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"operationId": "", "transaction": {"type": "append_items", "items": []}},
+        {"operationId": "op-1", "transaction": {"type": "rewrite", "items": []}},
+        {"operationId": "op-1", "transaction": {"type": "append_items"}},
+        {"operationId": "op-1", "transaction": {"type": "append_items", "items": [1]}},
+        {"transaction": {"type": "append_items", "items": []}},
+    ],
+)
 def test_it_rejects_a_malformed_transaction_and_changes_nothing(api, session_id, body):
     response = api.post(f"sessions/{session_id}/transactions", body)
 

@@ -16,8 +16,13 @@ from tests.conftest import make_approver
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
 # Long enough for a poll (every 3 to 5 seconds) to bring a change in.
@@ -52,8 +57,14 @@ def page(context):
     page.set_default_timeout(10_000)
     problems = []
     page.on("pageerror", lambda error: problems.append(f"script error: {error}"))
-    page.on("console", lambda message: problems.append(f"{message.location['url']}: {message.text}")
-            if message.type == "error" and "Content Security Policy" in message.text else None)
+    page.on(
+        "console",
+        lambda message: (
+            problems.append(f"{message.location['url']}: {message.text}")
+            if message.type == "error" and "Content Security Policy" in message.text
+            else None
+        ),
+    )
     yield page
     assert problems == []
 
@@ -72,13 +83,20 @@ def viewer(transactional_db):
 def refund_session(transactional_db):
     """A support session waiting on a refund approval."""
     sessions.ensure(agent="supportAgent", session_id="refund-1", name="Refund for a broken espresso machine")
-    item_log.append("refund-1", [
-        {"type": "message", "role": "user", "content": "My machine arrived broken.\nThe box was crushed."},
-        {"role": "assistant", "content": [{"type": "output_text", "text": "A refund of $750 needs approval."}]},
-    ])
-    client_actions.open_action("refund-1", call_id="call_refund", name="request_human_approval",
-                               arguments={"amount": 750, "currency": "USD"},
-                               description="Refund above the $500 self-service limit")
+    item_log.append(
+        "refund-1",
+        [
+            {"type": "message", "role": "user", "content": "My machine arrived broken.\nThe box was crushed."},
+            {"role": "assistant", "content": [{"type": "output_text", "text": "A refund of $750 needs approval."}]},
+        ],
+    )
+    client_actions.open_action(
+        "refund-1",
+        call_id="call_refund",
+        name="request_human_approval",
+        arguments={"amount": 750, "currency": "USD"},
+        description="Refund above the $500 self-service limit",
+    )
     return "refund-1"
 
 

@@ -32,8 +32,9 @@ def test_an_approver_approves_with_a_comment_and_the_api_reads_it_back(approver_
     screenshot(page, "timeline")
 
     _, key = ApiKey.issue("browser test", "write")
-    response = page.request.get("/api/v1/sessions/refund-1/client-actions/call_refund",
-                                headers={"Authorization": f"Bearer {key}"})
+    response = page.request.get(
+        "/api/v1/sessions/refund-1/client-actions/call_refund", headers={"Authorization": f"Bearer {key}"}
+    )
     assert response.status == 200
     action = response.json()
     assert action["status"] == "approved" and action["decision"] == "approve"
@@ -58,11 +59,16 @@ def test_arguments_that_are_not_json_get_a_clear_error_and_nothing_changes(appro
 @pytest.fixture
 def inbox(refund_session):
     sessions.ensure(agent="billingAgent", session_id="invoice-7", name="Corrected VAT invoice")
-    client_actions.open_action("invoice-7", call_id="call_invoice", name="send_invoice",
-                               arguments={"to": "chen@example.com", "vat": "DE123"})
+    client_actions.open_action(
+        "invoice-7", call_id="call_invoice", name="send_invoice", arguments={"to": "chen@example.com", "vat": "DE123"}
+    )
     sessions.ensure(agent="supportAgent", session_id="parcel-9", name="Redirect a parcel")
-    client_actions.open_action("parcel-9", call_id="call_parcel", name="redirect_parcel",
-                               arguments={"parcel": "PX-99812", "to": "Office, 12 Quay Street"})
+    client_actions.open_action(
+        "parcel-9",
+        call_id="call_parcel",
+        name="redirect_parcel",
+        arguments={"parcel": "PX-99812", "to": "Office, 12 Quay Street"},
+    )
 
 
 def test_an_approver_rejects_one_action_from_the_approvals_page(approver_page, inbox):

@@ -14,17 +14,23 @@ IMAGE = '<img src=x onerror="window.__pwned=1">'
 def test_markup_in_agent_text_is_shown_as_text_and_runs_nothing(approver_page, transactional_db):
     payload = f"{SCRIPT} and {IMAGE}"
     sessions.ensure(agent="evilAgent", session_id="xss", name=payload, metadata={"note": payload})
-    item_log.append("xss", [
-        {"role": "user", "content": payload},
-        {"type": "function_call", "call_id": "x1", "name": "lookup", "arguments": json.dumps({"q": payload})},
-        {"type": "function_call_output", "call_id": "x1", "output": payload},
-        {"type": "message", "role": "user", "content": [
-            {"type": "image", "mimeType": "image/png", "fileUri": "javascript:window.__pwned=1"},
-            {"type": "url", "mimeType": "text/html", "fileUri": "javascript:window.__pwned=1"},
-        ]},
-    ])
-    client_actions.open_action("xss", call_id="x2", name="approve_me", arguments={"text": payload},
-                               description=payload)
+    item_log.append(
+        "xss",
+        [
+            {"role": "user", "content": payload},
+            {"type": "function_call", "call_id": "x1", "name": "lookup", "arguments": json.dumps({"q": payload})},
+            {"type": "function_call_output", "call_id": "x1", "output": payload},
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {"type": "image", "mimeType": "image/png", "fileUri": "javascript:window.__pwned=1"},
+                    {"type": "url", "mimeType": "text/html", "fileUri": "javascript:window.__pwned=1"},
+                ],
+            },
+        ],
+    )
+    client_actions.open_action("xss", call_id="x2", name="approve_me", arguments={"text": payload}, description=payload)
     page = approver_page
 
     page.goto("/")

@@ -10,14 +10,24 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture
 def fleet(transactional_db):
-    sessions.ensure(agent="supportAgent", session_id="support-espresso", name="Refund for a broken espresso machine",
-                    metadata={"customer": "Ingrid"})
+    sessions.ensure(
+        agent="supportAgent",
+        session_id="support-espresso",
+        name="Refund for a broken espresso machine",
+        metadata={"customer": "Ingrid"},
+    )
     item_log.append("support-espresso", [{"role": "user", "content": "The espresso machine arrived broken."}])
-    client_actions.open_action("support-espresso", call_id="call_1", name="request_human_approval",
-                               arguments={"amount": 750})
+    client_actions.open_action(
+        "support-espresso", call_id="call_1", name="request_human_approval", arguments={"amount": 750}
+    )
     sessions.ensure(agent="researchAgent", session_id="research-batteries", name="Brief: battery recycling")
-    item_log.append("research-batteries", [{"role": "user", "content": "Summarise EU battery rules."},
-                                           {"role": "assistant", "content": "Five points on batteries."}])
+    item_log.append(
+        "research-batteries",
+        [
+            {"role": "user", "content": "Summarise EU battery rules."},
+            {"role": "assistant", "content": "Five points on batteries."},
+        ],
+    )
     sessions.update("research-batteries", {"status": "completed", "runStatus": "completed"})
     sessions.ensure(agent="codingAgent", session_id="coding-dates", name="Fix the flaky date test")
     item_log.append("coding-dates", [{"role": "user", "content": "The date test fails at midnight."}])

@@ -52,12 +52,16 @@ def test_new_items_and_changes_appear_on_their_own(approver_page, transactional_
     card = page.locator("#timeline .entry-action")
     expect(card).to_contain_text("running")
 
-    item_log.append("live", [
-        {"type": "function_call_output", "call_id": "c1", "output": "delivered"},
-        {"role": "assistant", "content": "Your order was delivered."},
-    ])
-    expect(page.locator("#timeline .entry-message")).to_contain_text("Your order was delivered.",
-                                                                      timeout=POLL_TIMEOUT_MS)
+    item_log.append(
+        "live",
+        [
+            {"type": "function_call_output", "call_id": "c1", "output": "delivered"},
+            {"role": "assistant", "content": "Your order was delivered."},
+        ],
+    )
+    expect(page.locator("#timeline .entry-message")).to_contain_text(
+        "Your order was delivered.", timeout=POLL_TIMEOUT_MS
+    )
     expect(card).to_contain_text("completed")
     expect(page.locator("#timeline .entry")).to_have_count(2)
 

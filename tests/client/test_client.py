@@ -25,11 +25,16 @@ def run(coroutine):
 
 def test_a_session_speaks_the_agent_sdk_protocol(hub):
     session = HistoryHubSession("client-sdk", hub, agent="supportAgent")
-    run(session.add_items([{"id": "u1", "role": "user", "content": "Hello"},
-                           {"id": "a1", "role": "assistant", "content": "Hi!"}]))
+    run(
+        session.add_items(
+            [{"id": "u1", "role": "user", "content": "Hello"}, {"id": "a1", "role": "assistant", "content": "Hi!"}]
+        )
+    )
     run(session.add_items([{"id": "u1", "role": "user", "content": "Hello"}]))
-    assert run(session.get_items()) == [{"id": "u1", "role": "user", "content": "Hello"},
-                                        {"id": "a1", "role": "assistant", "content": "Hi!"}]
+    assert run(session.get_items()) == [
+        {"id": "u1", "role": "user", "content": "Hello"},
+        {"id": "a1", "role": "assistant", "content": "Hi!"},
+    ]
     assert run(session.get_items(limit=1)) == [{"id": "a1", "role": "assistant", "content": "Hi!"}]
     assert run(session.pop_item()) == {"id": "a1", "role": "assistant", "content": "Hi!"}
     assert hub.get_session("client-sdk")["agent"] == "supportAgent"

@@ -27,12 +27,17 @@ def text_of(response):
 @pytest.fixture
 def refund(db):
     """A support session waiting on one client action."""
-    sessions.ensure(agent="supportAgent", session_id="refund-1", name="Refund for a broken machine",
-                    metadata={"customer": "Ingrid"})
+    sessions.ensure(
+        agent="supportAgent", session_id="refund-1", name="Refund for a broken machine", metadata={"customer": "Ingrid"}
+    )
     item_log.append("refund-1", [{"type": "message", "role": "user", "content": "My machine arrived broken."}])
-    action, _ = client_actions.open_action("refund-1", call_id="call_refund", name="request_human_approval",
-                                           arguments={"amount": 750, "currency": "USD"},
-                                           description="Refund above the limit")
+    action, _ = client_actions.open_action(
+        "refund-1",
+        call_id="call_refund",
+        name="request_human_approval",
+        arguments={"amount": 750, "currency": "USD"},
+        description="Refund above the limit",
+    )
     return action
 
 

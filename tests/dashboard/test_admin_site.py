@@ -42,9 +42,15 @@ def test_editing_a_session_goes_through_the_domain_and_raises_its_version(admin_
     before = Session.objects.get(pk="brief-1").version
     page = text_of(admin_client.get("/admin/history/session/brief-1/change/"))
     assert "Open the timeline" in page
-    response = admin_client.post("/admin/history/session/brief-1/change/", {
-        "name": "Battery brief v2", "status": "paused", "run_status": "", "metadata_json": '{"team": "policy"}',
-    })
+    response = admin_client.post(
+        "/admin/history/session/brief-1/change/",
+        {
+            "name": "Battery brief v2",
+            "status": "paused",
+            "run_status": "",
+            "metadata_json": '{"team": "policy"}',
+        },
+    )
     assert response.status_code == 302
     session = Session.objects.get(pk="brief-1")
     assert session.name == "Battery brief v2" and session.status == "paused"
@@ -52,9 +58,15 @@ def test_editing_a_session_goes_through_the_domain_and_raises_its_version(admin_
 
 
 def test_metadata_that_is_not_a_flat_object_is_refused(admin_client, data):
-    response = admin_client.post("/admin/history/session/brief-1/change/", {
-        "name": "x", "status": "active", "run_status": "", "metadata_json": '{"nested": {"no": 1}}',
-    })
+    response = admin_client.post(
+        "/admin/history/session/brief-1/change/",
+        {
+            "name": "x",
+            "status": "active",
+            "run_status": "",
+            "metadata_json": '{"nested": {"no": 1}}',
+        },
+    )
     assert response.status_code == 200
     assert "metadata must be an object whose values are strings" in text_of(response)
     assert Session.objects.get(pk="brief-1").metadata == {}
@@ -72,7 +84,7 @@ def test_deleting_a_session_removes_all_it_owns(admin_client, data):
 def test_items_are_shown_as_pretty_json_and_cannot_be_changed(admin_client, data):
     item = Item.objects.get(session_id="brief-1", item_key="m1")
     html = text_of(admin_client.get(f"/admin/history/item/{item.pk}/change/"))
-    assert '<pre>{\n  &quot;id&quot;: &quot;m1&quot;,\n  &quot;role&quot;: &quot;user&quot;,' in html
+    assert "<pre>{\n  &quot;id&quot;: &quot;m1&quot;,\n  &quot;role&quot;: &quot;user&quot;," in html
     assert "Summarise &lt;b&gt;battery&lt;/b&gt; rules." in html
     assert 'name="_save"' not in html
     assert admin_client.get("/admin/history/item/add/").status_code == 403
@@ -88,9 +100,14 @@ def test_client_actions_list_the_waiting_ones_first(admin_client, data):
 
 def test_the_admin_approves_through_the_domain_as_the_admin_user(admin_client, data):
     waiting = ClientAction.objects.get(call_id="call_refund")
-    response = admin_client.post("/admin/history/clientaction/", {
-        "action": "approve", "_selected_action": [waiting.pk],
-    }, follow=True)
+    response = admin_client.post(
+        "/admin/history/clientaction/",
+        {
+            "action": "approve",
+            "_selected_action": [waiting.pk],
+        },
+        follow=True,
+    )
     assert "Approved 1 client action." in text_of(response)
     action = client_actions.get("refund-1", "call_refund")
     assert action.status == "approved" and action.resolved_by == "root"
@@ -101,9 +118,14 @@ def test_the_admin_approves_through_the_domain_as_the_admin_user(admin_client, d
 def test_the_admin_reject_action_reports_what_it_could_not_decide(admin_client, data):
     client_actions.decide("refund-1", "call_refund", decision="approve", resolved_by="colleague")
     selected = ClientAction.objects.filter(call_id__in=["newest", "call_refund"]).values_list("pk", flat=True)
-    response = admin_client.post("/admin/history/clientaction/", {
-        "action": "reject", "_selected_action": list(selected),
-    }, follow=True)
+    response = admin_client.post(
+        "/admin/history/clientaction/",
+        {
+            "action": "reject",
+            "_selected_action": list(selected),
+        },
+        follow=True,
+    )
     html = text_of(response)
     assert "Rejected 1 client action." in html
     assert "Client action &#x27;call_refund&#x27; was already resolved differently." in html
@@ -118,8 +140,10 @@ def test_a_staff_member_without_the_permission_gets_no_decision_actions(db, data
     client.force_login(staff)
     html = text_of(client.get("/admin/history/clientaction/"))
     assert 'value="approve"' not in html
-    client.post("/admin/history/clientaction/", {"action": "approve",
-                                                  "_selected_action": [ClientAction.objects.get(call_id="newest").pk]})
+    client.post(
+        "/admin/history/clientaction/",
+        {"action": "approve", "_selected_action": [ClientAction.objects.get(call_id="newest").pk]},
+    )
     assert client_actions.get("brief-1", "newest").status == "waiting"
 
 
@@ -137,16 +161,19 @@ def test_a_new_api_key_is_shown_once_and_only_its_hash_is_kept(admin_client, db)
 
 def test_the_key_hash_cannot_be_edited(admin_client, db):
     api_key, _ = ApiKey.issue("ci", "write")
-    admin_client.post(f"/admin/apikeys/apikey/{api_key.pk}/change/",
-                      {"name": "renamed", "scope": "write", "key_hash": "0" * 64, "prefix": "hh_forged"})
+    admin_client.post(
+        f"/admin/apikeys/apikey/{api_key.pk}/change/",
+        {"name": "renamed", "scope": "write", "key_hash": "0" * 64, "prefix": "hh_forged"},
+    )
     api_key.refresh_from_db()
     assert api_key.name == "renamed" and api_key.key_hash != "0" * 64 and api_key.prefix != "hh_forged"
 
 
 def test_revoking_keys_stops_them_working(admin_client, db):
     api_key, key = ApiKey.issue("old", "write")
-    response = admin_client.post("/admin/apikeys/apikey/", {"action": "revoke", "_selected_action": [api_key.pk]},
-                                 follow=True)
+    response = admin_client.post(
+        "/admin/apikeys/apikey/", {"action": "revoke", "_selected_action": [api_key.pk]}, follow=True
+    )
     assert "Revoked 1 API key." in text_of(response)
     assert ApiKey.authenticate(key) is None
 

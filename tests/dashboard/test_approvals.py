@@ -33,7 +33,7 @@ def test_it_lists_every_waiting_action_oldest_first_with_session_agent_arguments
     html = text_of(viewer_client.get(URL))
     titles = re.findall(r'<h2 class="approval-title">([^<]+) <code', html)
     assert titles == ["issue refund", "send invoice"]
-    first = html[html.index('class="approval-title">issue refund'):html.index("</li>")]
+    first = html[html.index('class="approval-title">issue refund') : html.index("</li>")]
     assert '<a href="/sessions/s-old/">The older one</a>' in first
     assert "supportAgent" in first and "&quot;amount&quot;: 750" in first
     assert "asked 3\xa0hours ago" in first
@@ -55,8 +55,9 @@ def test_an_approver_gets_inline_buttons_and_a_bulk_form(approver_client, inbox)
 
 
 def test_approving_one_inline_resolves_it_as_the_approver(approver_client, inbox):
-    response = post(approver_client, DECIDE, {"selected": "s-new/b/1", "decision": "approve", "comment": "fine"},
-                    htmx=True)
+    response = post(
+        approver_client, DECIDE, {"selected": "s-new/b/1", "decision": "approve", "comment": "fine"}, htmx=True
+    )
     assert response.status_code == 200
     action = client_actions.get("s-new", "b/1")
     assert action.status == "approved" and action.resolved_by == "owner" and action.comment == "fine"
@@ -69,8 +70,12 @@ def test_approving_one_inline_resolves_it_as_the_approver(approver_client, inbox
 
 
 def test_selected_actions_are_rejected_together_with_one_comment(approver_client, inbox):
-    response = post(approver_client, DECIDE, {"selected": ["s-old/a1", "s-new/b/1"], "decision": "reject",
-                                              "comment": "Not today."}, htmx=True)
+    response = post(
+        approver_client,
+        DECIDE,
+        {"selected": ["s-old/a1", "s-new/b/1"], "decision": "reject", "comment": "Not today."},
+        htmx=True,
+    )
     assert "Rejected 2 actions." in text_of(response)
     assert "Nothing is waiting for a person." in text_of(response)
     for session_id, call_id in (("s-old", "a1"), ("s-new", "b/1")):
@@ -80,17 +85,21 @@ def test_selected_actions_are_rejected_together_with_one_comment(approver_client
 
 def test_an_action_decided_meanwhile_is_reported_and_the_rest_still_decided(approver_client, inbox):
     client_actions.decide("s-old", "a1", decision="reject", resolved_by="colleague")
-    html = text_of(post(approver_client, DECIDE, {"selected": ["s-old/a1", "s-new/b/1"], "decision": "approve"},
-                        htmx=True))
+    html = text_of(
+        post(approver_client, DECIDE, {"selected": ["s-old/a1", "s-new/b/1"], "decision": "approve"}, htmx=True)
+    )
     assert "was already resolved differently" in html and "Approved 1 action." in html
     assert status("s-new", "b/1") == "approved" and status("s-old", "a1") == "rejected"
 
 
-@pytest.mark.parametrize("data, message", [
-    ({"decision": "approve"}, "Select at least one action."),
-    ({"selected": "no-slash", "decision": "approve"}, "That is not a client action."),
-    ({"selected": "s-old/a1", "decision": "sure"}, "Select a valid choice."),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"decision": "approve"}, "Select at least one action."),
+        ({"selected": "no-slash", "decision": "approve"}, "That is not a client action."),
+        ({"selected": "s-old/a1", "decision": "sure"}, "Select a valid choice."),
+    ],
+)
 def test_a_bulk_decision_that_cannot_be_understood_changes_nothing(approver_client, inbox, data, message):
     response = post(approver_client, DECIDE, data, htmx=True)
     assert response.status_code == 422 and message in text_of(response)
@@ -142,6 +151,12 @@ def test_the_inbox_is_paged_and_deciding_the_last_action_of_a_page_shows_the_pag
         client_actions.open_action("many", call_id=f"c{number:03d}", name="step", arguments={"n": number})
     second = text_of(approver_client.get(URL, {"page": 2}))
     assert "Page 2 of 2" in second and second.count('class="approval"') == 1
-    html = text_of(post(approver_client, DECIDE, {"selected": f"many/c{APPROVALS_PAGE_SIZE:03d}",
-                                                  "decision": "approve", "page": 2}, htmx=True))
+    html = text_of(
+        post(
+            approver_client,
+            DECIDE,
+            {"selected": f"many/c{APPROVALS_PAGE_SIZE:03d}", "decision": "approve", "page": 2},
+            htmx=True,
+        )
+    )
     assert html.count('class="approval"') == APPROVALS_PAGE_SIZE and "Page 2 of" not in html

@@ -12,10 +12,16 @@ def action():
 
 
 def test_an_approver_approves_with_a_comment_and_edited_arguments(approver_client, refund):
-    response = post(approver_client, decision_url("refund-1", "call_refund"), {
-        "decision": "approve", "comment": "Photo checks out.",
-        "arguments": json.dumps({"amount": 700, "currency": "USD"}),
-    }, htmx=True)
+    response = post(
+        approver_client,
+        decision_url("refund-1", "call_refund"),
+        {
+            "decision": "approve",
+            "comment": "Photo checks out.",
+            "arguments": json.dumps({"amount": 700, "currency": "USD"}),
+        },
+        htmx=True,
+    )
     assert response.status_code == 200
     decided = action()
     assert decided.status == "approved" and decided.resolved_by == "owner"
@@ -24,7 +30,7 @@ def test_an_approver_approves_with_a_comment_and_edited_arguments(approver_clien
     assert decided.approved_arguments == {"amount": 700, "currency": "USD"}
 
     html = text_of(response)
-    card = html[:html.index("</article>")]
+    card = html[: html.index("</article>")]
     assert card.lstrip().startswith('<article id="entry-')
     assert '<span class="badge state-approved">approved</span>' in card and "<dt>By</dt><dd>owner</dd>" in card
     assert "Photo checks out." in card and ">Approve</button>" not in card
@@ -35,29 +41,44 @@ def test_an_approver_approves_with_a_comment_and_edited_arguments(approver_clien
 
 
 def test_approving_with_untouched_arguments_keeps_them(approver_client, refund):
-    post(approver_client, decision_url("refund-1", "call_refund"),
-         {"decision": "approve", "arguments": json.dumps({"amount": 750, "currency": "USD"})}, htmx=True)
+    post(
+        approver_client,
+        decision_url("refund-1", "call_refund"),
+        {"decision": "approve", "arguments": json.dumps({"amount": 750, "currency": "USD"})},
+        htmx=True,
+    )
     assert action().approved_arguments == {"amount": 750, "currency": "USD"}
 
 
 def test_an_approver_rejects_and_the_arguments_box_is_ignored(approver_client, refund):
-    response = post(approver_client, decision_url("refund-1", "call_refund"),
-                    {"decision": "reject", "comment": "Too much.", "arguments": "not json"}, htmx=True)
+    response = post(
+        approver_client,
+        decision_url("refund-1", "call_refund"),
+        {"decision": "reject", "comment": "Too much.", "arguments": "not json"},
+        htmx=True,
+    )
     assert response.status_code == 200
     rejected = action()
     assert rejected.status == "rejected" and rejected.comment == "Too much." and rejected.approved_arguments is None
 
 
-@pytest.mark.parametrize("arguments, message", [
-    ('{"amount": 700', "The arguments are not valid JSON: Expecting &#x27;,&#x27; delimiter at line 1, column 15."),
-    ("[1, 2]", "The arguments must be a JSON object"),
-    ('{"amount": NaN}', "The arguments are not valid JSON: NaN is not a JSON number."),
-])
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        ('{"amount": 700', "The arguments are not valid JSON: Expecting &#x27;,&#x27; delimiter at line 1, column 15."),
+        ("[1, 2]", "The arguments must be a JSON object"),
+        ('{"amount": NaN}', "The arguments are not valid JSON: NaN is not a JSON number."),
+    ],
+)
 def test_arguments_that_are_not_a_json_object_get_a_clear_error_and_change_nothing(
     approver_client, refund, arguments, message
 ):
-    response = post(approver_client, decision_url("refund-1", "call_refund"),
-                    {"decision": "approve", "comment": "ok", "arguments": arguments}, htmx=True)
+    response = post(
+        approver_client,
+        decision_url("refund-1", "call_refund"),
+        {"decision": "approve", "comment": "ok", "arguments": arguments},
+        htmx=True,
+    )
     assert response.status_code == 422
     html = text_of(response)
     assert message in html and 'aria-invalid="true"' in html
@@ -78,8 +99,9 @@ def test_a_viewers_forged_decision_is_forbidden_and_changes_nothing(viewer_clien
 
 
 def test_a_decision_without_the_csrf_token_is_refused(approver_client, refund):
-    response = approver_client.post(decision_url("refund-1", "call_refund"), {"decision": "approve"},
-                                    headers={"HX-Request": "true"})
+    response = approver_client.post(
+        decision_url("refund-1", "call_refund"), {"decision": "approve"}, headers={"HX-Request": "true"}
+    )
     assert response.status_code == 403
     assert action().status == "waiting"
 
@@ -109,8 +131,7 @@ def test_without_javascript_a_decision_redirects_back_to_the_card_with_a_message
 
 
 def test_without_javascript_an_error_comes_back_as_a_message(approver_client, refund):
-    response = post(approver_client, decision_url("refund-1", "call_refund"),
-                    {"decision": "approve", "arguments": "{"})
+    response = post(approver_client, decision_url("refund-1", "call_refund"), {"decision": "approve", "arguments": "{"})
     assert response.status_code == 302
     assert "The arguments are not valid JSON" in text_of(approver_client.get(response["Location"]))
     assert action().status == "waiting"

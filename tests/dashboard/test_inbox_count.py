@@ -9,8 +9,10 @@ URL = reverse("dashboard:inbox_count")
 def test_every_page_shows_the_number_of_waiting_actions_in_the_navigation(viewer_client, refund):
     for page in ("/", "/sessions/refund-1/", "/approvals/"):
         html = text_of(viewer_client.get(page))
-        assert '<span id="inbox-count" class="count has-waiting" hx-get="/approvals/count/?since=1" ' \
-               'hx-trigger="every 5s" hx-swap="outerHTML" title="1 waiting for a person">1</span>' in html
+        assert (
+            '<span id="inbox-count" class="count has-waiting" hx-get="/approvals/count/?since=1" '
+            'hx-trigger="every 5s" hx-swap="outerHTML" title="1 waiting for a person">1</span>' in html
+        )
 
 
 def test_the_count_answers_204_while_it_has_not_changed(viewer_client, refund):
@@ -26,6 +28,5 @@ def test_the_count_comes_back_when_it_changed(viewer_client, refund):
 
 
 def test_an_action_past_its_expiry_no_longer_counts(viewer_client, refund):
-    client_actions.open_action("refund-1", call_id="soon", name="n", arguments={},
-                               expires_at="2000-01-01T00:00:00Z")
+    client_actions.open_action("refund-1", call_id="soon", name="n", arguments={}, expires_at="2000-01-01T00:00:00Z")
     assert ">1</span>" in text_of(viewer_client.get(URL, headers=HTMX))

@@ -34,10 +34,15 @@ def test_the_login_form_logs_a_person_in_and_returns_them_where_they_were_going(
     page = client.get("/accounts/login/?next=/approvals/")
     assert page.status_code == 200
     assert 'name="username"' in text_of(page) and 'name="password"' in text_of(page)
-    response = client.post("/accounts/login/", {
-        "username": "owner", "password": "owner-password-1", "next": "/approvals/",
-        "csrfmiddlewaretoken": client.cookies["csrftoken"].value,
-    })
+    response = client.post(
+        "/accounts/login/",
+        {
+            "username": "owner",
+            "password": "owner-password-1",
+            "next": "/approvals/",
+            "csrfmiddlewaretoken": client.cookies["csrftoken"].value,
+        },
+    )
     assert response.status_code == 302 and response["Location"] == "/approvals/"
     assert client.get("/").status_code == 200
 

@@ -21,10 +21,13 @@ def open_page(client, session_id):
 @pytest.fixture
 def live(db):
     sessions.ensure(agent="a", session_id="live")
-    item_log.append("live", [
-        {"role": "user", "content": "first question"},
-        {"type": "function_call", "call_id": "c1", "name": "search", "arguments": "{}"},
-    ])
+    item_log.append(
+        "live",
+        [
+            {"role": "user", "content": "first question"},
+            {"type": "function_call", "call_id": "c1", "name": "search", "arguments": "{}"},
+        ],
+    )
     return "live"
 
 
@@ -45,14 +48,18 @@ def test_a_poll_that_finds_nothing_new_gets_204_and_no_body(viewer_client, live,
 
 def test_new_items_are_appended_and_changed_ones_replaced(viewer_client, live):
     url = open_page(viewer_client, live)
-    item_log.append(live, [
-        {"type": "function_call_output", "call_id": "c1", "output": "three results"},
-        {"role": "assistant", "content": "the answer"},
-    ])
+    item_log.append(
+        live,
+        [
+            {"type": "function_call_output", "call_id": "c1", "output": "three results"},
+            {"role": "assistant", "content": "the answer"},
+        ],
+    )
     html = text_of(viewer_client.get(url, headers=HTMX))
     appended_at = html.index('<div hx-swap-oob="beforeend:#timeline">')
-    replaced = re.search(r'<article id="entry-\d+" class="entry entry-action" hx-swap-oob="true">.*?</article>',
-                         html, re.DOTALL)
+    replaced = re.search(
+        r'<article id="entry-\d+" class="entry entry-action" hx-swap-oob="true">.*?</article>', html, re.DOTALL
+    )
     assert appended_at < html.index("the answer") < replaced.start()
     assert "three results" in replaced.group(0) and "state-completed" in replaced.group(0)
     assert "first question" not in html
@@ -85,19 +92,22 @@ def test_an_empty_timeline_drops_its_placeholder_when_the_first_item_arrives(vie
     assert '<p id="timeline-empty" hx-swap-oob="delete"></p>' in html and "hello" in html
 
 
-@pytest.mark.parametrize("change", [
-    lambda: item_log.pop("live"),
-    lambda: item_log.replace("live", [{"role": "user", "content": "a different story"}]),
-    lambda: item_log.compact("live", [{"type": "compaction"}, {"role": "user", "content": "after compaction"}]),
-    lambda: (item_log.pop("live"), item_log.append("live", [{"role": "user", "content": "in its place"}])),
-    lambda: item_log.append("live", [{"role": "user", "content": f"burst {n}"} for n in range(CHUNK_SIZE + 1)]),
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda: item_log.pop("live"),
+        lambda: item_log.replace("live", [{"role": "user", "content": "a different story"}]),
+        lambda: item_log.compact("live", [{"type": "compaction"}, {"role": "user", "content": "after compaction"}]),
+        lambda: (item_log.pop("live"), item_log.append("live", [{"role": "user", "content": "in its place"}])),
+        lambda: item_log.append("live", [{"role": "user", "content": f"burst {n}"} for n in range(CHUNK_SIZE + 1)]),
+    ],
+)
 def test_removed_or_remade_entries_redraw_the_newest_chunk(viewer_client, live, change):
     url = open_page(viewer_client, live)
     change()
     html = text_of(viewer_client.get(url, headers=HTMX))
     assert '<section id="timeline" class="timeline" aria-label="Timeline" hx-swap-oob="true">' in html
-    assert 'beforeend:#timeline' not in html
+    assert "beforeend:#timeline" not in html
     assert viewer_client.get(poll_url(html), headers=HTMX).status_code == 204
 
 

@@ -22,8 +22,9 @@ def rows(response):
 
 @pytest.fixture
 def fleet(db):
-    sessions.ensure(agent="supportAgent", session_id="support-1", name="Where is my order?",
-                    metadata={"customer": "Alice"})
+    sessions.ensure(
+        agent="supportAgent", session_id="support-1", name="Where is my order?", metadata={"customer": "Alice"}
+    )
     item_log.append("support-1", [{"role": "user", "content": "Where is my order #4411?"}])
     sessions.ensure(agent="researchAgent", session_id="research-1", name="Battery brief")
     item_log.append("research-1", [{"role": "user", "content": "Summarise battery recycling."}])
@@ -41,34 +42,42 @@ def test_it_lists_sessions_most_recently_updated_first(viewer_client, fleet):
 
 def test_a_row_shows_agent_name_id_badges_waiting_count_and_last_message(viewer_client, fleet):
     html = text_of(viewer_client.get(URL))
-    row = html[html.index('href="/sessions/support-2/"'):]
-    row = row[:row.index("</tr>")]
+    row = html[html.index('href="/sessions/support-2/"') :]
+    row = row[: row.index("</tr>")]
     assert "Refund" in row and "support-2" in row and "supportAgent" in row
     assert '<span class="badge status-active" title="status">active</span>' in row
-    assert '<span class="badge run-waiting_for_client_action" title="run status">waiting for client action</span>' in row
+    assert (
+        '<span class="badge run-waiting_for_client_action" title="run status">waiting for client action</span>' in row
+    )
     assert '<span class="badge waiting-count">1</span>' in row
     assert "A refund needs approval." in row
     assert "just now" in row
 
 
-@pytest.mark.parametrize("query, expected", [
-    ({"agent": "researchAgent"}, ["research-1"]),
-    ({"status": "completed"}, ["research-1"]),
-    ({"runStatus": "waiting_for_client_action"}, ["support-2"]),
-    ({"waiting": "on"}, ["support-2"]),
-    ({"agent": "supportAgent", "status": "active"}, ["support-2", "support-1"]),
-])
+@pytest.mark.parametrize(
+    "query, expected",
+    [
+        ({"agent": "researchAgent"}, ["research-1"]),
+        ({"status": "completed"}, ["research-1"]),
+        ({"runStatus": "waiting_for_client_action"}, ["support-2"]),
+        ({"waiting": "on"}, ["support-2"]),
+        ({"agent": "supportAgent", "status": "active"}, ["support-2", "support-1"]),
+    ],
+)
 def test_the_filters_narrow_the_table(viewer_client, fleet, query, expected):
     assert rows(viewer_client.get(URL, query)) == expected
 
 
-@pytest.mark.parametrize("q, expected", [
-    ("#4411", ["support-1"]),
-    ("battery", ["research-1"]),
-    ("alice", ["support-1"]),
-    ("support-2", ["support-2"]),
-    ("nothing like this", []),
-])
+@pytest.mark.parametrize(
+    "q, expected",
+    [
+        ("#4411", ["support-1"]),
+        ("battery", ["research-1"]),
+        ("alice", ["support-1"]),
+        ("support-2", ["support-2"]),
+        ("nothing like this", []),
+    ],
+)
 def test_the_search_box_matches_ids_names_metadata_and_message_text(viewer_client, fleet, q, expected):
     assert rows(viewer_client.get(URL, {"q": q})) == expected
 

@@ -14,9 +14,13 @@ from tests.history.support import (
 
 TOOL_CONVERSATION = [
     {"role": "user", "content": "What's the weather in Paris?"},
-    {"role": "assistant", "content": None, "tool_calls": [
-        {"id": "call_1", "type": "function", "function": {"name": "getWeather", "arguments": '{"city":"Paris"}'}},
-    ]},
+    {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "getWeather", "arguments": '{"city":"Paris"}'}},
+        ],
+    },
     {"role": "tool", "tool_call_id": "call_1", "name": "getWeather", "content": "Weather in Paris: 22°C, Sunny"},
     {"role": "assistant", "content": "It is 22°C and sunny in Paris."},
 ]
@@ -54,9 +58,13 @@ def test_a_missing_or_non_string_role_is_an_unknown_role(session_id, message):
 def test_a_tool_message_matching_no_earlier_tool_call_is_orphaned(session_id):
     messages = [
         {"role": "user", "content": "hi"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
-        ]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_2", "content": "x"},
     ]
 
@@ -66,9 +74,13 @@ def test_a_tool_message_matching_no_earlier_tool_call_is_orphaned(session_id):
 def test_a_tool_message_before_its_tool_call_is_orphaned(session_id):
     messages = [
         {"role": "tool", "tool_call_id": "call_1", "content": "x"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
-        ]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+            ],
+        },
     ]
 
     assert import_fails(session_id, messages) == 'orphaned tool_call_id "call_1"'
@@ -86,9 +98,13 @@ def test_tool_calls_of_a_user_message_do_not_pair_a_tool_message(session_id):
 @pytest.mark.parametrize("tool_call_id", [None, 5, ["call_1"], {"id": "call_1"}])
 def test_a_tool_message_with_a_tool_call_id_that_is_not_a_string_is_orphaned(session_id, tool_call_id):
     messages = [
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
-        ]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+            ],
+        },
         {"role": "tool", "tool_call_id": tool_call_id, "content": "x"},
     ]
 
@@ -165,10 +181,22 @@ def test_imported_tool_calls_are_projected_as_actions(session_id):
 def test_tool_calls_round_trip_through_export(session_id):
     conversation = [
         {"role": "user", "content": "Weather in Paris and Rome?"},
-        {"role": "assistant", "content": "Checking.", "tool_calls": [
-            {"id": "call_a", "type": "function", "function": {"name": "getWeather", "arguments": '{"city":"Paris"}'}},
-            {"id": "call_b", "type": "function", "function": {"name": "getWeather", "arguments": '{"city":"Rome"}'}},
-        ]},
+        {
+            "role": "assistant",
+            "content": "Checking.",
+            "tool_calls": [
+                {
+                    "id": "call_a",
+                    "type": "function",
+                    "function": {"name": "getWeather", "arguments": '{"city":"Paris"}'},
+                },
+                {
+                    "id": "call_b",
+                    "type": "function",
+                    "function": {"name": "getWeather", "arguments": '{"city":"Rome"}'},
+                },
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_a", "name": "getWeather", "content": "22°C"},
         {"role": "tool", "tool_call_id": "call_b", "name": "getWeather", "content": "25°C"},
         {"role": "assistant", "content": "Paris 22°C, Rome 25°C."},
@@ -180,58 +208,95 @@ def test_tool_calls_round_trip_through_export(session_id):
 
 
 def test_export_gives_content_null_to_a_message_stored_without_content(session_id):
-    item_log.append(session_id, [{"role": "assistant", "tool_calls": [
-        {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
-    ]}])
+    item_log.append(
+        session_id,
+        [
+            {
+                "role": "assistant",
+                "tool_calls": [
+                    {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+                ],
+            }
+        ],
+    )
 
-    assert chat_format.export(session_id) == [{"role": "assistant", "content": None, "tool_calls": [
-        {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
-    ]}]
+    assert chat_format.export(session_id) == [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+            ],
+        }
+    ]
 
 
 def test_export_converts_responses_items_to_chat_messages(session_id):
-    item_log.append(session_id, [
-        {"type": "message", "role": "system", "content": [{"type": "input_text", "text": "Be brief."}]},
-        user("Weather in Paris?"),
-        {"type": "reasoning", "id": "rs_1", "summary": []},
-        function_call("call_1", arguments='{"city": "Paris"}'),
-        function_output("call_1", output="22C"),
-        assistant("22C and sunny."),
-    ])
+    item_log.append(
+        session_id,
+        [
+            {"type": "message", "role": "system", "content": [{"type": "input_text", "text": "Be brief."}]},
+            user("Weather in Paris?"),
+            {"type": "reasoning", "id": "rs_1", "summary": []},
+            function_call("call_1", arguments='{"city": "Paris"}'),
+            function_output("call_1", output="22C"),
+            assistant("22C and sunny."),
+        ],
+    )
 
     assert chat_format.export(session_id) == [
         {"role": "user", "content": "Weather in Paris?"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}},
-        ]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_1",
+                    "type": "function",
+                    "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+                },
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_1", "name": "get_weather", "content": "22C"},
         {"role": "assistant", "content": "22C and sunny."},
     ]
 
 
 def test_export_keeps_parallel_function_calls_in_one_assistant_message(session_id):
-    item_log.append(session_id, [
-        function_call("call_a", arguments="{}"), function_call("call_b", name="get_time", arguments="{}"),
-        function_output("call_a", output="22C"), function_output("call_b", output="noon"),
-    ])
+    item_log.append(
+        session_id,
+        [
+            function_call("call_a", arguments="{}"),
+            function_call("call_b", name="get_time", arguments="{}"),
+            function_output("call_a", output="22C"),
+            function_output("call_b", output="noon"),
+        ],
+    )
 
     assert chat_format.export(session_id) == [
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}},
-            {"id": "call_b", "type": "function", "function": {"name": "get_time", "arguments": "{}"}},
-        ]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "call_a", "type": "function", "function": {"name": "get_weather", "arguments": "{}"}},
+                {"id": "call_b", "type": "function", "function": {"name": "get_time", "arguments": "{}"}},
+            ],
+        },
         {"role": "tool", "tool_call_id": "call_a", "name": "get_weather", "content": "22C"},
         {"role": "tool", "tool_call_id": "call_b", "name": "get_time", "content": "noon"},
     ]
 
 
 def test_export_turns_agents_js_results_and_structured_outputs_into_text(session_id):
-    item_log.append(session_id, [
-        {"type": "function_call", "callId": "call_js", "name": "lookup", "arguments": {"id": 7}},
-        {"type": "function_call_result", "callId": "call_js", "output": {"type": "text", "text": "shipped"}},
-        function_call("call_2", name="stats", arguments="{}"),
-        function_output("call_2", output={"count": 3}),
-    ])
+    item_log.append(
+        session_id,
+        [
+            {"type": "function_call", "callId": "call_js", "name": "lookup", "arguments": {"id": 7}},
+            {"type": "function_call_result", "callId": "call_js", "output": {"type": "text", "text": "shipped"}},
+            function_call("call_2", name="stats", arguments="{}"),
+            function_output("call_2", output={"count": 3}),
+        ],
+    )
 
     exported = chat_format.export(session_id)
 
@@ -251,9 +316,15 @@ def test_export_of_an_unknown_session_is_empty(db):
 
 
 def test_exported_messages_are_accepted_by_import(session_id):
-    item_log.append(session_id, [
-        user("Weather?"), function_call("call_1"), function_output("call_1"), assistant("Sunny."),
-    ])
+    item_log.append(
+        session_id,
+        [
+            user("Weather?"),
+            function_call("call_1"),
+            function_output("call_1"),
+            assistant("Sunny."),
+        ],
+    )
     exported = chat_format.export(session_id)
 
     chat_format.import_messages("ses_copy", exported)

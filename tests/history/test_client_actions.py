@@ -19,7 +19,9 @@ def open_approval(session_id, call_id="call_123", **fields):
 def test_opening_creates_a_waiting_client_action(session_id):
     with ServerClock() as clock:
         action, created = open_approval(
-            session_id, description="Refund above the limit.", expires_at="2099-01-01T00:00:00Z",
+            session_id,
+            description="Refund above the limit.",
+            expires_at="2099-01-01T00:00:00Z",
         )
 
     assert created is True
@@ -56,19 +58,26 @@ def test_opening_sets_the_run_status_and_pending_actions(session_id):
 def test_opening_the_same_call_with_the_same_content_returns_the_existing_one(session_id):
     first, _ = open_approval(session_id, description="d", expires_at="2099-01-01T00:00:00Z")
 
-    again, created = open_approval(session_id, description="d", expires_at="2099-01-01T01:00:00+01:00",
-                                   arguments={"currency": "USD", "amount": 750.0})
+    again, created = open_approval(
+        session_id,
+        description="d",
+        expires_at="2099-01-01T01:00:00+01:00",
+        arguments={"currency": "USD", "amount": 750.0},
+    )
 
     assert created is False
     assert again.pk == first.pk
     assert len(snapshot(session_id)["pendingClientActions"]) == 1
 
 
-@pytest.mark.parametrize("different", [
-    {"arguments": {"amount": 751, "currency": "USD"}},
-    {"description": "another"},
-    {"expires_at": "2099-01-01T00:00:00Z"},
-])
+@pytest.mark.parametrize(
+    "different",
+    [
+        {"arguments": {"amount": 751, "currency": "USD"}},
+        {"description": "another"},
+        {"expires_at": "2099-01-01T00:00:00Z"},
+    ],
+)
 def test_opening_the_same_call_with_different_content_is_a_conflict(session_id, different):
     open_approval(session_id)
 
@@ -91,15 +100,18 @@ def test_opening_in_an_unknown_session_is_not_found(db):
         open_approval("ses_unknown")
 
 
-@pytest.mark.parametrize("fields", [
-    {"arguments": ["not", "an", "object"]},
-    {"arguments": None},
-    {"description": 5},
-    {"expires_at": "tomorrow"},
-    {"expires_at": "2099-01-01T00:00:00"},
-    {"call_id": ""},
-    {"call_id": "c" * 201},
-])
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"arguments": ["not", "an", "object"]},
+        {"arguments": None},
+        {"description": 5},
+        {"expires_at": "tomorrow"},
+        {"expires_at": "2099-01-01T00:00:00"},
+        {"call_id": ""},
+        {"call_id": "c" * 201},
+    ],
+)
 def test_opening_rejects_invalid_input(session_id, fields):
     with pytest.raises(InvalidInput):
         open_approval(session_id, **fields)
@@ -112,15 +124,22 @@ def test_approving_with_edited_arguments_keeps_both_versions(session_id):
 
     with ServerClock() as clock:
         action, changed = client_actions.decide(
-            session_id, "call_123", decision="approve", comment="Lowered.",
-            arguments={"amount": 500, "currency": "USD"}, resolved_by="owner",
+            session_id,
+            "call_123",
+            decision="approve",
+            comment="Lowered.",
+            arguments={"amount": 500, "currency": "USD"},
+            resolved_by="owner",
         )
 
     assert changed is True
     shown = client_actions.as_dict(client_actions.get(session_id, "call_123"))
     assert clock.saw(parse_time(shown["resolvedAt"]))
     assert (shown["status"], shown["decision"], shown["comment"], shown["resolvedBy"]) == (
-        "approved", "approve", "Lowered.", "owner",
+        "approved",
+        "approve",
+        "Lowered.",
+        "owner",
     )
     assert shown["arguments"] == ARGUMENTS
     assert shown["approvedArguments"] == {"amount": 500, "currency": "USD"}
@@ -137,34 +156,43 @@ def test_approving_without_arguments_approves_the_original_ones(session_id):
 def test_rejecting_keeps_the_comment(session_id):
     open_approval(session_id)
 
-    action, changed = client_actions.decide(session_id, "call_123", decision="reject", comment="Too much.",
-                                            resolved_by="owner")
+    action, changed = client_actions.decide(
+        session_id, "call_123", decision="reject", comment="Too much.", resolved_by="owner"
+    )
 
     assert changed is True
     shown = client_actions.as_dict(action)
     assert (shown["status"], shown["decision"], shown["comment"], shown["approvedArguments"]) == (
-        "rejected", "reject", "Too much.", None,
+        "rejected",
+        "reject",
+        "Too much.",
+        None,
     )
 
 
 def test_supplying_a_result_completes_it(session_id):
     open_approval(session_id)
 
-    action, changed = client_actions.supply_result(session_id, "call_123", output={"approved": True, "by": "Ana"},
-                                                   resolved_by="key:mobile-app")
+    action, changed = client_actions.supply_result(
+        session_id, "call_123", output={"approved": True, "by": "Ana"}, resolved_by="key:mobile-app"
+    )
 
     assert changed is True
     shown = client_actions.as_dict(action)
     assert (shown["status"], shown["output"], shown["isError"], shown["resolvedBy"]) == (
-        "completed", {"approved": True, "by": "Ana"}, False, "key:mobile-app",
+        "completed",
+        {"approved": True, "by": "Ana"},
+        False,
+        "key:mobile-app",
     )
 
 
 def test_supplying_an_error_result_fails_it(session_id):
     open_approval(session_id)
 
-    action, _ = client_actions.supply_result(session_id, "call_123", output="denied by policy", is_error=True,
-                                             resolved_by="app")
+    action, _ = client_actions.supply_result(
+        session_id, "call_123", output="denied by policy", is_error=True, resolved_by="app"
+    )
 
     assert (action.status, action.output, action.is_error) == ("failed", "denied by policy", True)
 
@@ -195,8 +223,9 @@ def test_resolving_twice_the_same_way_changes_nothing(session_id):
     open_approval(session_id)
     first, _ = client_actions.decide(session_id, "call_123", decision="reject", comment="No.", resolved_by="owner")
 
-    again, changed = client_actions.decide(session_id, "call_123", decision="reject", comment="No.",
-                                           resolved_by="someone else")
+    again, changed = client_actions.decide(
+        session_id, "call_123", decision="reject", comment="No.", resolved_by="someone else"
+    )
 
     assert changed is False
     assert (again.resolved_at, again.resolved_by) == (first.resolved_at, "owner")
@@ -211,11 +240,14 @@ def test_supplying_the_same_result_twice_changes_nothing(session_id):
     assert changed is False
 
 
-@pytest.mark.parametrize("second", [
-    {"decision": "reject"},
-    {"decision": "approve", "comment": "different comment"},
-    {"decision": "approve", "arguments": {"amount": 1}},
-])
+@pytest.mark.parametrize(
+    "second",
+    [
+        {"decision": "reject"},
+        {"decision": "approve", "comment": "different comment"},
+        {"decision": "approve", "arguments": {"amount": 1}},
+    ],
+)
 def test_deciding_differently_after_a_decision_is_a_conflict(session_id, second):
     open_approval(session_id)
     client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
@@ -365,11 +397,14 @@ def test_the_list_rejects_an_unknown_status(db):
 
 
 def test_an_approval_requested_in_the_log_is_decided_like_any_other(session_id):
-    item_log.append(session_id, [{"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_file",
-                                  "arguments": '{"path": "/tmp/x"}'}])
+    item_log.append(
+        session_id,
+        [{"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_file", "arguments": '{"path": "/tmp/x"}'}],
+    )
 
-    action, changed = client_actions.decide(session_id, "mcpr_1", decision="approve",
-                                            arguments={"path": "/tmp/y"}, resolved_by="owner")
+    action, changed = client_actions.decide(
+        session_id, "mcpr_1", decision="approve", arguments={"path": "/tmp/y"}, resolved_by="owner"
+    )
 
     assert changed is True
     assert (action.arguments, action.approved_arguments) == ({"path": "/tmp/x"}, {"path": "/tmp/y"})

@@ -39,7 +39,8 @@ def test_earlier_items_are_kept_archived(session_id):
     archived = Item.objects.filter(session_id=session_id, epoch__lt=epoch).order_by("position")
     assert [row.value for row in archived] == items
     assert [row.value for row in Item.objects.filter(session_id=session_id, epoch=epoch).order_by("position")] == [
-        COMPACTION, *items[2:],
+        COMPACTION,
+        *items[2:],
     ]
 
 
@@ -178,10 +179,13 @@ def test_a_replacement_that_is_not_a_list_of_objects_changes_nothing(session_id)
 
 
 def test_usage_sums_the_history_that_compaction_leaves(session_id):
-    item_log.append(session_id, [
-        {"type": "skill", "id": "s1", "usage": {"inputTokens": 100, "outputTokens": 10}},
-        {"type": "skill", "id": "s2", "usage": {"inputTokens": 5}},
-    ])
+    item_log.append(
+        session_id,
+        [
+            {"type": "skill", "id": "s1", "usage": {"inputTokens": 100, "outputTokens": 10}},
+            {"type": "skill", "id": "s2", "usage": {"inputTokens": 5}},
+        ],
+    )
 
     item_log.compact(session_id, [COMPACTION, {"type": "skill", "id": "s2", "usage": {"inputTokens": 5}}])
 

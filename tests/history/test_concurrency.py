@@ -75,9 +75,9 @@ def append_overlapping_ids(index):
     random.Random(index).shuffle(ids)
     reported = {}
     for start in range(0, len(ids), 5):
-        batch = ids[start:start + 5]
+        batch = ids[start : start + 5]
         inserted, _ = item_log.append("ses_race", [item(item_id, index) for item_id in batch])
-        reported.update(zip(batch, inserted))
+        reported.update(zip(batch, inserted, strict=True))
     item_log.append("ses_race", [{"type": "message", "role": "assistant", "content": f"no id, process {index}"}])
     return {"inserted": reported, "order": ids}
 
@@ -96,8 +96,9 @@ def test_concurrent_appends_store_each_id_once_and_lose_nothing():
     positions = [row.position for row in rows]
     assert len(set(positions)) == len(positions)
 
-    winners = {item_id: [index for index, result in results.items() if result["inserted"][item_id]]
-               for item_id in SHARED_IDS}
+    winners = {
+        item_id: [index for index, result in results.items() if result["inserted"][item_id]] for item_id in SHARED_IDS
+    }
     assert all(len(indexes) == 1 for indexes in winners.values()), winners
     stored = {row.item_key: row.value for row in rows if row.item_key is not None}
     for item_id, [winner] in winners.items():
@@ -119,10 +120,17 @@ def test_concurrent_appends_store_each_id_once_and_lose_nothing():
 
 
 def apply_the_same_operation(index):
-    return transactions.apply("ses_race", "op_shared", {"type": "append_items", "items": [
-        {"type": "message", "role": "assistant", "content": "applied once"},
-        {"type": "message", "role": "assistant", "content": "and only once"},
-    ]})
+    return transactions.apply(
+        "ses_race",
+        "op_shared",
+        {
+            "type": "append_items",
+            "items": [
+                {"type": "message", "role": "assistant", "content": "applied once"},
+                {"type": "message", "role": "assistant", "content": "and only once"},
+            ],
+        },
+    )
 
 
 @pytest.mark.django_db(transaction=True)
@@ -142,19 +150,28 @@ def test_one_operation_applied_by_many_processes_changes_history_once():
 
 def replace_the_newest_item(index):
     try:
-        return transactions.apply("ses_race", f"op_{index}", {
-            "type": "replace_suffix",
-            "expectedSuffix": [{"type": "message", "role": "assistant", "content": "draft"}],
-            "replacement": [{"type": "message", "role": "assistant", "content": f"final from {index}"}],
-        })
+        return transactions.apply(
+            "ses_race",
+            f"op_{index}",
+            {
+                "type": "replace_suffix",
+                "expectedSuffix": [{"type": "message", "role": "assistant", "content": "draft"}],
+                "replacement": [{"type": "message", "role": "assistant", "content": f"final from {index}"}],
+            },
+        )
     except SuffixMismatch:
         return "suffix_mismatch"
 
 
 @pytest.mark.django_db(transaction=True)
 def test_only_one_of_many_processes_replaces_the_same_suffix():
-    item_log.append("ses_race", [{"type": "message", "role": "user", "content": "question"},
-                                 {"type": "message", "role": "assistant", "content": "draft"}])
+    item_log.append(
+        "ses_race",
+        [
+            {"type": "message", "role": "user", "content": "question"},
+            {"type": "message", "role": "assistant", "content": "draft"},
+        ],
+    )
 
     results = run_together(replace_the_newest_item)
 

@@ -1,4 +1,4 @@
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -9,24 +9,29 @@ from tests.history.support import ServerClock, assistant, function_call, functio
 
 def received_ms(clock):
     """The clock's bounds in epoch milliseconds, counted exactly."""
-    epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
     return (clock.before - epoch) // timedelta(milliseconds=1), (clock.after - epoch) // timedelta(milliseconds=1)
 
 
 def test_a_user_message_and_its_replies_are_a_turn(session_id):
-    item_log.append(session_id, [
-        user("Show sales", id="msg_1", timestamp=1790000000000),
-        assistant("Here they are.", id="msg_2"),
-    ])
+    item_log.append(
+        session_id,
+        [
+            user("Show sales", id="msg_1", timestamp=1790000000000),
+            assistant("Here they are.", id="msg_2"),
+        ],
+    )
 
-    assert entries.entries(session_id) == [{
-        "kind": "turn",
-        "id": "msg_1",
-        "sessionId": session_id,
-        "timestamp": 1790000000000,
-        "userIntent": "Show sales",
-        "assistantMessage": "Here they are.",
-    }]
+    assert entries.entries(session_id) == [
+        {
+            "kind": "turn",
+            "id": "msg_1",
+            "sessionId": session_id,
+            "timestamp": 1790000000000,
+            "userIntent": "Show sales",
+            "assistantMessage": "Here they are.",
+        }
+    ]
 
 
 def test_a_user_message_without_an_id_is_named_by_its_position(session_id):
@@ -36,33 +41,54 @@ def test_a_user_message_without_an_id_is_named_by_its_position(session_id):
 
 
 def test_the_user_intent_joins_text_parts_with_one_space(session_id):
-    item_log.append(session_id, [{"type": "message", "role": "user", "content": [
-        {"type": "input_text", "text": "Show sales"},
-        {"type": "input_image", "image_url": "https://cdn.example.com/chart.png"},
-        {"type": "input_text", "text": "for March"},
-    ]}])
+    item_log.append(
+        session_id,
+        [
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": "Show sales"},
+                    {"type": "input_image", "image_url": "https://cdn.example.com/chart.png"},
+                    {"type": "input_text", "text": "for March"},
+                ],
+            }
+        ],
+    )
 
     assert entries.entries(session_id)[0]["userIntent"] == "Show sales for March"
 
 
 def test_a_user_message_without_text_has_an_empty_intent(session_id):
-    item_log.append(session_id, [{"type": "message", "role": "user", "content": [
-        {"type": "input_image", "image_url": "https://cdn.example.com/chart.png"},
-    ]}])
+    item_log.append(
+        session_id,
+        [
+            {
+                "type": "message",
+                "role": "user",
+                "content": [
+                    {"type": "input_image", "image_url": "https://cdn.example.com/chart.png"},
+                ],
+            }
+        ],
+    )
 
     assert entries.entries(session_id)[0]["userIntent"] == ""
 
 
 def test_the_assistant_message_joins_the_replies_with_a_blank_line(session_id):
-    item_log.append(session_id, [
-        user("Weather?"),
-        assistant("Let me check."),
-        function_call("call_1"),
-        function_output("call_1"),
-        {"type": "reasoning", "summary": []},
-        assistant("It is 22C and sunny."),
-        {"role": "assistant", "content": "Anything else?"},
-    ])
+    item_log.append(
+        session_id,
+        [
+            user("Weather?"),
+            assistant("Let me check."),
+            function_call("call_1"),
+            function_output("call_1"),
+            {"type": "reasoning", "summary": []},
+            assistant("It is 22C and sunny."),
+            {"role": "assistant", "content": "Anything else?"},
+        ],
+    )
 
     assert entries.entries(session_id)[0]["assistantMessage"] == (
         "Let me check.\n\nIt is 22C and sunny.\n\nAnything else?"
@@ -76,9 +102,15 @@ def test_a_turn_without_a_reply_yet_has_an_empty_assistant_message(session_id):
 
 
 def test_each_user_message_opens_its_own_turn(session_id):
-    item_log.append(session_id, [
-        user("one", id="u1"), assistant("reply one"), user("two", id="u2"), assistant("reply two"),
-    ])
+    item_log.append(
+        session_id,
+        [
+            user("one", id="u1"),
+            assistant("reply one"),
+            user("two", id="u2"),
+            assistant("reply two"),
+        ],
+    )
 
     assert [(entry["id"], entry["userIntent"], entry["assistantMessage"]) for entry in entries.entries(session_id)] == [
         ("u1", "one", "reply one"),
@@ -87,10 +119,13 @@ def test_each_user_message_opens_its_own_turn(session_id):
 
 
 def test_assistant_messages_before_the_first_user_message_are_injections(session_id):
-    item_log.append(session_id, [
-        assistant("Welcome! Ask me anything.", id="greeting", timestamp=1790000000000),
-        user("Hi"),
-    ])
+    item_log.append(
+        session_id,
+        [
+            assistant("Welcome! Ask me anything.", id="greeting", timestamp=1790000000000),
+            user("Hi"),
+        ],
+    )
 
     assert entries.entries(session_id)[0] == {
         "kind": "injection",
@@ -172,12 +207,15 @@ def test_injection_content_must_be_a_string(session_id, content):
     assert stored_items(session_id) == []
 
 
-@pytest.mark.parametrize("timestamp, expected", [
-    (1790000000123, 1790000000123),
-    (1790000000123.0, 1790000000123),
-    ("2026-09-28T12:00:04.123Z", 1790596804123),
-    ("2004-07-03T10:37:20.748Z", 1088851040748),
-])
+@pytest.mark.parametrize(
+    "timestamp, expected",
+    [
+        (1790000000123, 1790000000123),
+        (1790000000123.0, 1790000000123),
+        ("2026-09-28T12:00:04.123Z", 1790596804123),
+        ("2004-07-03T10:37:20.748Z", 1088851040748),
+    ],
+)
 def test_the_timestamp_is_the_items_own(session_id, timestamp, expected):
     item_log.append(session_id, [user("hi", timestamp=timestamp)])
 
@@ -200,12 +238,15 @@ def test_the_timestamp_is_when_it_was_received_otherwise(session_id, timestamp):
 
 
 def test_items_that_are_not_messages_give_no_entries(session_id):
-    item_log.append(session_id, [
-        {"role": "system", "content": "Be brief."},
-        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "x"}]},
-        function_call("call_1"),
-        {"type": "skill", "id": "s1"},
-    ])
+    item_log.append(
+        session_id,
+        [
+            {"role": "system", "content": "Be brief."},
+            {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "x"}]},
+            function_call("call_1"),
+            {"type": "skill", "id": "s1"},
+        ],
+    )
 
     assert entries.entries(session_id) == []
 

@@ -79,9 +79,21 @@ def test_page_values_may_come_as_query_strings(seven_messages):
     assert texts(page) == ["2", "3", "4"]
 
 
-@pytest.mark.parametrize("page, page_size", [
-    (0, 10), (-1, 10), (1, 0), (1, 101), (1, -5), ("abc", 10), (1, "ten"), (1.5, 10), (True, 10), (1, "1e2"),
-])
+@pytest.mark.parametrize(
+    "page, page_size",
+    [
+        (0, 10),
+        (-1, 10),
+        (1, 0),
+        (1, 101),
+        (1, -5),
+        ("abc", 10),
+        (1, "ten"),
+        (1.5, 10),
+        (True, 10),
+        (1, "1e2"),
+    ],
+)
 def test_it_rejects_pagination_out_of_range_with_the_fixed_message(seven_messages, page, page_size):
     with pytest.raises(InvalidInput) as error:
         history_pages.history(seven_messages, page=page, page_size=page_size)
@@ -97,8 +109,9 @@ def test_the_page_size_bounds_are_inclusive(seven_messages):
 
 def test_it_carries_the_session_snapshot(db):
     sessions.ensure(agent="supportAgent", session_id="ses_1", name="Order 42", metadata={"tier": "gold"})
-    client_actions.open_action("ses_1", call_id="call_123", name="request_human_approval",
-                               arguments={"amount": 750, "currency": "USD"})
+    client_actions.open_action(
+        "ses_1", call_id="call_123", name="request_human_approval", arguments={"amount": 750, "currency": "USD"}
+    )
 
     page = history_pages.history("ses_1")
 

@@ -6,8 +6,11 @@ from tests.history.support import assistant, snapshot, stored_items, timeline_id
 
 
 def test_it_stores_items_verbatim_in_the_order_given(session_id):
-    items = [user("Where is my order?", id="msg_1"), {"type": "reasoning", "id": "rs_1", "summary": []},
-             assistant("It ships today.", id="msg_2")]
+    items = [
+        user("Where is my order?", id="msg_1"),
+        {"type": "reasoning", "id": "rs_1", "summary": []},
+        assistant("It ships today.", id="msg_2"),
+    ]
 
     inserted, item_count = item_log.append(session_id, items)
 

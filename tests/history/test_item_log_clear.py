@@ -3,12 +3,15 @@ from tests.history.support import function_call, snapshot, stored_items, timelin
 
 
 def fill(session_id):
-    item_log.append(session_id, [
-        user("hello", id="msg_1"),
-        function_call("call_1"),
-        {"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_file", "arguments": "{}"},
-        {"type": "skill", "id": "skill_1", "usage": {"inputTokens": 12}},
-    ])
+    item_log.append(
+        session_id,
+        [
+            user("hello", id="msg_1"),
+            function_call("call_1"),
+            {"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_file", "arguments": "{}"},
+            {"type": "skill", "id": "skill_1", "usage": {"inputTokens": 12}},
+        ],
+    )
     client_actions.open_action(session_id, call_id="call_9", name="confirm", arguments={"amount": 5})
     transactions.apply(session_id, "op_1", {"type": "append_items", "items": [user("from a transaction")]})
 

@@ -107,13 +107,20 @@ def test_popping_a_function_call_removes_its_action(session_id):
 
 
 def test_popping_a_chat_message_with_tool_calls_removes_every_action_it_added(session_id):
-    item_log.append(session_id, [
-        {"role": "user", "content": "weather in two cities?"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_a", "type": "function", "function": {"name": "weather", "arguments": "{}"}},
-            {"id": "call_b", "type": "function", "function": {"name": "weather", "arguments": "{}"}},
-        ]},
-    ])
+    item_log.append(
+        session_id,
+        [
+            {"role": "user", "content": "weather in two cities?"},
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {"id": "call_a", "type": "function", "function": {"name": "weather", "arguments": "{}"}},
+                    {"id": "call_b", "type": "function", "function": {"name": "weather", "arguments": "{}"}},
+                ],
+            },
+        ],
+    )
 
     item_log.pop(session_id)
 
@@ -143,9 +150,12 @@ def test_popping_an_approval_request_restores_the_run_status_it_replaced(session
 
 def test_popping_an_approval_response_puts_the_client_action_back_to_waiting(session_id):
     item_log.append(session_id, [APPROVAL_REQUEST])
-    item_log.append(session_id, [
-        {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True},
-    ])
+    item_log.append(
+        session_id,
+        [
+            {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True},
+        ],
+    )
 
     item_log.pop(session_id)
 
@@ -166,9 +176,12 @@ def test_popping_an_approval_response_puts_the_client_action_back_to_waiting(ses
 
 def test_a_client_action_put_back_to_waiting_can_be_decided_again(session_id):
     item_log.append(session_id, [APPROVAL_REQUEST])
-    item_log.append(session_id, [
-        {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": False},
-    ])
+    item_log.append(
+        session_id,
+        [
+            {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": False},
+        ],
+    )
     item_log.pop(session_id)
 
     action, changed = client_actions.decide(session_id, "mcpr_1", decision="approve", resolved_by="owner")
@@ -190,10 +203,13 @@ def test_popping_a_session_completed_item_restores_the_run_status(session_id):
 
 
 def test_popping_an_item_with_usage_subtracts_it(session_id):
-    item_log.append(session_id, [
-        {"type": "skill", "id": "skill_1", "usage": {"inputTokens": 10, "outputTokens": 4}},
-        {"type": "skill", "id": "skill_2", "usage": {"inputTokens": 5, "reasoningTokens": 2}},
-    ])
+    item_log.append(
+        session_id,
+        [
+            {"type": "skill", "id": "skill_1", "usage": {"inputTokens": 10, "outputTokens": 4}},
+            {"type": "skill", "id": "skill_2", "usage": {"inputTokens": 5, "reasoningTokens": 2}},
+        ],
+    )
 
     item_log.pop(session_id)
 
@@ -219,15 +235,27 @@ def test_popping_keeps_the_history_items_that_follow_dense(session_id):
 
 
 def test_popping_everything_one_by_one_empties_the_timeline(session_id):
-    item_log.append(session_id, [
-        user("weather?"), function_call("call_1"), function_output("call_1"), assistant("Sunny."),
-        APPROVAL_REQUEST, {"type": "skill", "id": "skill_1", "usage": {"inputTokens": 3}},
-    ])
+    item_log.append(
+        session_id,
+        [
+            user("weather?"),
+            function_call("call_1"),
+            function_output("call_1"),
+            assistant("Sunny."),
+            APPROVAL_REQUEST,
+            {"type": "skill", "id": "skill_1", "usage": {"inputTokens": 3}},
+        ],
+    )
 
     popped = [item_log.pop(session_id) for _ in range(6)]
 
     assert [item.get("type") for item in popped] == [
-        "skill", "mcp_approval_request", "message", "function_call_output", "function_call", "message",
+        "skill",
+        "mcp_approval_request",
+        "message",
+        "function_call_output",
+        "function_call",
+        "message",
     ]
     state = snapshot(session_id)
     assert timeline(session_id) == []

@@ -6,7 +6,7 @@ from tests.history.support import stored_items, user
 
 def append_in_batches(session_id, items, size=500):
     for start in range(0, len(items), size):
-        item_log.append(session_id, items[start:start + size])
+        item_log.append(session_id, items[start : start + size])
 
 
 def test_it_reads_the_whole_log_chronologically(session_id):

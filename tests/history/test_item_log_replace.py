@@ -54,8 +54,9 @@ def test_the_timeline_shows_only_the_replacement_with_new_positions(session_id):
 def test_it_keeps_client_actions_opened_through_the_api_and_subagents(session_id):
     item_log.append(session_id, [user("one")])
     client_actions.open_action(session_id, call_id="call_9", name="confirm", arguments={})
-    sessions.ensure(agent="researchAgent", session_id="ses_child",
-                    parent_session_id=session_id, parent_call_id="call_sub")
+    sessions.ensure(
+        agent="researchAgent", session_id="ses_child", parent_session_id=session_id, parent_call_id="call_sub"
+    )
 
     item_log.replace(session_id, [user("two")])
 
@@ -64,9 +65,12 @@ def test_it_keeps_client_actions_opened_through_the_api_and_subagents(session_id
 
 
 def test_it_drops_client_actions_the_replaced_items_opened(session_id):
-    item_log.append(session_id, [
-        {"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_file", "arguments": "{}"},
-    ])
+    item_log.append(
+        session_id,
+        [
+            {"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_file", "arguments": "{}"},
+        ],
+    )
 
     item_log.replace(session_id, [user("never mind")])
 
@@ -79,8 +83,9 @@ def test_it_drops_client_actions_the_replaced_items_opened(session_id):
 def test_the_replacement_is_projected(session_id):
     item_log.append(session_id, [user("one")])
 
-    item_log.replace(session_id, [function_call("call_1"), {"type": "function_call_output", "call_id": "call_1",
-                                                          "output": "done"}])
+    item_log.replace(
+        session_id, [function_call("call_1"), {"type": "function_call_output", "call_id": "call_1", "output": "done"}]
+    )
 
     assert timeline_item(session_id, "action:call_1")["status"] == "completed"
 

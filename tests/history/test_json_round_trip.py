@@ -119,15 +119,23 @@ def test_an_item_id_with_a_nul_or_an_unpaired_surrogate_is_rejected(session_id, 
 def test_hostile_call_ids_and_names_in_items_are_projected(session_id):
     call = {"type": "function_call", "call_id": "call\u0000\ud800", "name": "tool\u0000\ud800", "arguments": "{}"}
     output = {"type": "function_call_output", "call_id": "call\u0000\ud800", "output": "done\u0000"}
-    request = {"type": "mcp_approval_request", "id": "mcpr_1", "name": "approve\u0000\ud800_it",
-               "arguments": "{}", "server_label": "label\u0000\ud800"}
+    request = {
+        "type": "mcp_approval_request",
+        "id": "mcpr_1",
+        "name": "approve\u0000\ud800_it",
+        "arguments": "{}",
+        "server_label": "label\u0000\ud800",
+    }
 
     item_log.append(session_id, [call, output, request])
 
     assert same(stored_items(session_id), [call, output, request])
     [action, approval] = timeline(session_id)
     assert (action["type"], action["name"], action["status"], action["output"]) == (
-        "action", "tool\u0000\ud800", "completed", "done\u0000",
+        "action",
+        "tool\u0000\ud800",
+        "completed",
+        "done\u0000",
     )
     assert approval["summary"] == "approve\ufffd\ufffd it is waiting for the client."
     assert client_actions.get(session_id, "mcpr_1").description == "label\ufffd\ufffd"
@@ -135,11 +143,18 @@ def test_hostile_call_ids_and_names_in_items_are_projected(session_id):
 
 def test_hostile_client_action_values_come_back_exactly(session_id):
     arguments = {"nul\u0000key": HOSTILE["nul"], "lone": HOSTILE["lone_high"], "big": HOSTILE["big"]}
-    client_actions.open_action(session_id, call_id="call_1", name="confirm", arguments=arguments,
-                               description="émoji 👩🏽‍💻")
+    client_actions.open_action(
+        session_id, call_id="call_1", name="confirm", arguments=arguments, description="émoji 👩🏽‍💻"
+    )
 
-    client_actions.decide(session_id, "call_1", decision="approve", comment="שלום",
-                          arguments={"deep": HOSTILE["deep"]}, resolved_by="owner")
+    client_actions.decide(
+        session_id,
+        "call_1",
+        decision="approve",
+        comment="שלום",
+        arguments={"deep": HOSTILE["deep"]},
+        resolved_by="owner",
+    )
 
     shown = client_actions.as_dict(client_actions.get(session_id, "call_1"))
     assert same(shown["arguments"], arguments)
@@ -243,8 +258,11 @@ def test_a_hostile_suffix_matches_itself(session_id):
     item = {"type": "custom", **HOSTILE}
     item_log.append(session_id, [item])
 
-    transactions.apply(session_id, "op_1", {"type": "replace_suffix", "expectedSuffix": [item],
-                                            "replacement": [{"type": "custom", "n": 1}]})
+    transactions.apply(
+        session_id,
+        "op_1",
+        {"type": "replace_suffix", "expectedSuffix": [item], "replacement": [{"type": "custom", "n": 1}]},
+    )
 
     assert stored_items(session_id) == [{"type": "custom", "n": 1}]
 
@@ -261,9 +279,17 @@ def test_a_hostile_compaction_equal_to_the_history_changes_nothing(session_id):
 def test_hostile_chat_messages_round_trip_through_export(session_id):
     messages = [
         {"role": "user", "content": "NUL\u0000 lone\ud800 👩🏽‍💻"},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call\u0000", "type": "function", "function": {"name": "f\ud800", "arguments": '{"a": "\\u0000"}'}},
-        ]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call\u0000",
+                    "type": "function",
+                    "function": {"name": "f\ud800", "arguments": '{"a": "\\u0000"}'},
+                },
+            ],
+        },
         {"role": "tool", "tool_call_id": "call\u0000", "name": "f\ud800", "content": "\u0000"},
     ]
 

@@ -82,21 +82,32 @@ def test_an_expired_client_action_failed(session_id):
 
 
 def test_an_mcp_approval_request_is_a_waiting_client_action(session_id):
-    item_log.append(session_id, [{
-        "type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_file", "server_label": "files",
-        "arguments": '{"path": "/tmp/report.pdf"}', "createdAt": "2026-09-28T12:00:09Z",
-    }])
+    item_log.append(
+        session_id,
+        [
+            {
+                "type": "mcp_approval_request",
+                "id": "mcpr_1",
+                "name": "delete_file",
+                "server_label": "files",
+                "arguments": '{"path": "/tmp/report.pdf"}',
+                "createdAt": "2026-09-28T12:00:09Z",
+            }
+        ],
+    )
 
-    assert timeline(session_id) == [{
-        "id": "client-action:mcpr_1",
-        "type": "client_action",
-        "createdAt": "2026-09-28T12:00:09Z",
-        "name": "delete_file",
-        "callId": "mcpr_1",
-        "status": "waiting",
-        "arguments": {"path": "/tmp/report.pdf"},
-        "summary": "delete file is waiting for the client.",
-    }]
+    assert timeline(session_id) == [
+        {
+            "id": "client-action:mcpr_1",
+            "type": "client_action",
+            "createdAt": "2026-09-28T12:00:09Z",
+            "name": "delete_file",
+            "callId": "mcpr_1",
+            "status": "waiting",
+            "arguments": {"path": "/tmp/report.pdf"},
+            "summary": "delete file is waiting for the client.",
+        }
+    ]
     state = snapshot(session_id)
     assert state["runStatus"] == "waiting_for_client_action"
     assert state["pendingClientActions"] == [
@@ -107,10 +118,13 @@ def test_an_mcp_approval_request_is_a_waiting_client_action(session_id):
 
 
 def test_an_approving_mcp_approval_response_completes_it(session_id):
-    item_log.append(session_id, [
-        {"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_file", "arguments": "{}"},
-        {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True},
-    ])
+    item_log.append(
+        session_id,
+        [
+            {"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_file", "arguments": "{}"},
+            {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": True},
+        ],
+    )
 
     item = timeline_item(session_id, "client-action:mcpr_1")
     assert (item["status"], item["summary"]) == ("completed", "delete file completed.")
@@ -120,10 +134,13 @@ def test_an_approving_mcp_approval_response_completes_it(session_id):
 
 
 def test_a_refusing_mcp_approval_response_rejects_it(session_id):
-    item_log.append(session_id, [
-        {"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_file", "arguments": "{}"},
-        {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": False, "reason": "No."},
-    ])
+    item_log.append(
+        session_id,
+        [
+            {"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_file", "arguments": "{}"},
+            {"type": "mcp_approval_response", "approval_request_id": "mcpr_1", "approve": False, "reason": "No."},
+        ],
+    )
 
     item = timeline_item(session_id, "client-action:mcpr_1")
     assert (item["status"], item["summary"]) == ("failed", "delete file was rejected.")
@@ -139,30 +156,50 @@ def test_an_mcp_approval_response_for_an_unknown_request_changes_nothing(session
 
 
 def test_an_orcha_waiting_client_action_item_is_a_waiting_client_action(session_id):
-    item_log.append(session_id, [{
-        "id": "ca_1", "type": "client_action", "createdAt": "2026-09-28T12:00:09Z",
-        "name": "request_human_approval", "callId": "call_123", "status": "waiting",
-        "arguments": APPROVAL_ARGUMENTS,
-    }])
+    item_log.append(
+        session_id,
+        [
+            {
+                "id": "ca_1",
+                "type": "client_action",
+                "createdAt": "2026-09-28T12:00:09Z",
+                "name": "request_human_approval",
+                "callId": "call_123",
+                "status": "waiting",
+                "arguments": APPROVAL_ARGUMENTS,
+            }
+        ],
+    )
 
-    assert timeline(session_id) == [{
-        "id": "client-action:call_123",
-        "type": "client_action",
-        "createdAt": "2026-09-28T12:00:09Z",
-        "name": "request_human_approval",
-        "callId": "call_123",
-        "status": "waiting",
-        "arguments": {"amount": 750, "currency": "USD"},
-        "summary": "request human approval is waiting for the client.",
-    }]
+    assert timeline(session_id) == [
+        {
+            "id": "client-action:call_123",
+            "type": "client_action",
+            "createdAt": "2026-09-28T12:00:09Z",
+            "name": "request_human_approval",
+            "callId": "call_123",
+            "status": "waiting",
+            "arguments": {"amount": 750, "currency": "USD"},
+            "summary": "request human approval is waiting for the client.",
+        }
+    ]
     assert snapshot(session_id)["pendingClientActions"] == [
         {"callId": "call_123", "name": "request_human_approval", "arguments": APPROVAL_ARGUMENTS}
     ]
 
 
 def test_an_orcha_waiting_client_action_can_be_decided(session_id):
-    item_log.append(session_id, [{"type": "client_action", "name": "request_human_approval",
-                                  "callId": "call_123", "arguments": APPROVAL_ARGUMENTS}])
+    item_log.append(
+        session_id,
+        [
+            {
+                "type": "client_action",
+                "name": "request_human_approval",
+                "callId": "call_123",
+                "arguments": APPROVAL_ARGUMENTS,
+            }
+        ],
+    )
 
     client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
 
@@ -171,8 +208,12 @@ def test_an_orcha_waiting_client_action_can_be_decided(session_id):
 
 
 def test_a_later_orcha_item_with_the_outcome_resolves_the_waiting_action(session_id):
-    waiting = {"type": "client_action", "name": "request_human_approval", "callId": "call_123",
-               "arguments": APPROVAL_ARGUMENTS}
+    waiting = {
+        "type": "client_action",
+        "name": "request_human_approval",
+        "callId": "call_123",
+        "arguments": APPROVAL_ARGUMENTS,
+    }
     item_log.append(session_id, [waiting])
 
     item_log.append(session_id, [{**waiting, "status": "approved", "output": {"approved": True}}])
@@ -187,8 +228,12 @@ def test_a_later_orcha_item_with_the_outcome_resolves_the_waiting_action(session
 
 
 def test_popping_the_outcome_item_puts_the_action_back_to_waiting(session_id):
-    waiting = {"type": "client_action", "name": "request_human_approval", "callId": "call_123",
-               "arguments": APPROVAL_ARGUMENTS}
+    waiting = {
+        "type": "client_action",
+        "name": "request_human_approval",
+        "callId": "call_123",
+        "arguments": APPROVAL_ARGUMENTS,
+    }
     item_log.append(session_id, [waiting, {**waiting, "status": "rejected"}])
 
     item_log.pop(session_id)
@@ -200,35 +245,57 @@ def test_popping_the_outcome_item_puts_the_action_back_to_waiting(session_id):
 
 
 def test_an_orcha_client_action_item_that_already_completed_is_shown_completed(session_id):
-    item_log.append(session_id, [{
-        "type": "client_action", "name": "request_human_approval", "callId": "call_123",
-        "status": "completed", "arguments": APPROVAL_ARGUMENTS, "createdAt": "2026-09-28T12:00:09Z",
-    }])
+    item_log.append(
+        session_id,
+        [
+            {
+                "type": "client_action",
+                "name": "request_human_approval",
+                "callId": "call_123",
+                "status": "completed",
+                "arguments": APPROVAL_ARGUMENTS,
+                "createdAt": "2026-09-28T12:00:09Z",
+            }
+        ],
+    )
 
-    assert timeline(session_id) == [{
-        "id": "client-action:call_123",
-        "type": "client_action",
-        "createdAt": "2026-09-28T12:00:09Z",
-        "name": "request_human_approval",
-        "callId": "call_123",
-        "status": "completed",
-        "summary": "request human approval completed.",
-    }]
+    assert timeline(session_id) == [
+        {
+            "id": "client-action:call_123",
+            "type": "client_action",
+            "createdAt": "2026-09-28T12:00:09Z",
+            "name": "request_human_approval",
+            "callId": "call_123",
+            "status": "completed",
+            "summary": "request human approval completed.",
+        }
+    ]
     assert snapshot(session_id)["runStatus"] is None
 
 
 def test_an_orcha_client_action_item_that_failed_is_shown_failed(session_id):
-    item_log.append(session_id, [{"type": "client_action", "name": "request_human_approval",
-                                  "callId": "call_123", "status": "failed"}])
+    item_log.append(
+        session_id,
+        [{"type": "client_action", "name": "request_human_approval", "callId": "call_123", "status": "failed"}],
+    )
 
     item = timeline_item(session_id, "client-action:call_123")
     assert (item["status"], item["summary"]) == ("failed", "request human approval failed.")
 
 
 def test_an_orcha_client_action_item_keeps_its_own_summary(session_id):
-    item_log.append(session_id, [{"type": "client_action", "name": "request_human_approval",
-                                  "callId": "call_123", "status": "failed",
-                                  "summary": "request human approval was rejected."}])
+    item_log.append(
+        session_id,
+        [
+            {
+                "type": "client_action",
+                "name": "request_human_approval",
+                "callId": "call_123",
+                "status": "failed",
+                "summary": "request human approval was rejected.",
+            }
+        ],
+    )
 
     assert timeline_item(session_id, "client-action:call_123")["summary"] == "request human approval was rejected."
 

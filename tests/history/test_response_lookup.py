@@ -5,10 +5,21 @@ REASONING = {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_te
 
 
 def test_a_turn_with_a_response_is_a_hit_with_its_items_verbatim(session_id):
-    response = [REASONING, function_call("call_1", id="fc_1"), function_output("call_1"),
-                assistant("22C and sunny.", id="msg_2", extra={"kept": ["as", "is"]})]
-    item_log.append(session_id, [user("Weather in Paris?", id="msg_1", timestamp=1790000000000), *response,
-                                 user("Thanks", id="msg_3"), assistant("You're welcome.")])
+    response = [
+        REASONING,
+        function_call("call_1", id="fc_1"),
+        function_output("call_1"),
+        assistant("22C and sunny.", id="msg_2", extra={"kept": ["as", "is"]}),
+    ]
+    item_log.append(
+        session_id,
+        [
+            user("Weather in Paris?", id="msg_1", timestamp=1790000000000),
+            *response,
+            user("Thanks", id="msg_3"),
+            assistant("You're welcome."),
+        ],
+    )
 
     assert entries.find_response(session_id, "msg_1") == {
         "result": "hit",

@@ -39,8 +39,12 @@ def test_generated_ids_differ(db):
 
 
 def test_ensure_keeps_the_name_and_metadata_given(db):
-    sessions.ensure(agent="supportAgent", session_id="ses_1", name="Order 42",
-                    metadata={"tier": "gold", "seats": 3, "ratio": 0.5, "trial": False, "region": None})
+    sessions.ensure(
+        agent="supportAgent",
+        session_id="ses_1",
+        name="Order 42",
+        metadata={"tier": "gold", "seats": 3, "ratio": 0.5, "trial": False, "region": None},
+    )
 
     state = snapshot("ses_1")
     assert state["name"] == "Order 42"
@@ -99,7 +103,10 @@ def test_update_changes_the_fields_given_only(session_id):
 
     state = sessions.snapshot(session)
     assert (state["name"], state["metadata"], state["status"], state["runStatus"]) == (
-        "Renamed", {"tier": "silver"}, "paused", "failed",
+        "Renamed",
+        {"tier": "silver"},
+        "paused",
+        "failed",
     )
 
 
@@ -111,13 +118,16 @@ def test_update_can_clear_the_run_status(session_id):
     assert snapshot(session_id)["runStatus"] is None
 
 
-@pytest.mark.parametrize("changes", [
-    {"status": "archived"},
-    {"status": None},
-    {"runStatus": "sleeping"},
-    {"name": 5},
-    {"metadata": {"nested": {}}},
-])
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"status": "archived"},
+        {"status": None},
+        {"runStatus": "sleeping"},
+        {"name": 5},
+        {"metadata": {"nested": {}}},
+    ],
+)
 def test_update_rejects_invalid_values_and_changes_nothing(session_id, changes):
     with pytest.raises(InvalidInput):
         sessions.update(session_id, {"name": "Not kept", **changes})
@@ -166,8 +176,9 @@ def test_a_deleted_session_id_can_be_used_again_from_scratch(session_id):
 
 
 def test_deleting_a_parent_leaves_its_child_without_lineage(session_id):
-    sessions.ensure(agent="researchAgent", session_id="ses_child", parent_session_id=session_id,
-                    parent_call_id="call_1")
+    sessions.ensure(
+        agent="researchAgent", session_id="ses_child", parent_session_id=session_id, parent_call_id="call_1"
+    )
 
     sessions.delete(session_id)
 
@@ -207,14 +218,17 @@ def test_search_filters_by_agent_status_and_run_status(three_sessions):
     assert ids(sessions.search(agent="supportAgent", status="completed")) == []
 
 
-@pytest.mark.parametrize("q, found", [
-    ("ses_a", ["ses_a"]),
-    ("ana", ["ses_a"]),
-    ("billing", ["ses_b"]),
-    ("INV-77", ["ses_b"]),
-    ("parcel", ["ses_c"]),
-    ("nothing like it", []),
-])
+@pytest.mark.parametrize(
+    "q, found",
+    [
+        ("ses_a", ["ses_a"]),
+        ("ana", ["ses_a"]),
+        ("billing", ["ses_b"]),
+        ("INV-77", ["ses_b"]),
+        ("parcel", ["ses_c"]),
+        ("nothing like it", []),
+    ],
+)
 def test_search_matches_id_name_agent_metadata_values_and_message_text(three_sessions, q, found):
     assert ids(sessions.search(q=q)) == found
 
@@ -272,8 +286,7 @@ def test_snapshots_of_many_sessions_read_their_pending_actions_together(three_se
     client_actions.open_action("ses_a", call_id="call_1", name="confirm", arguments={"n": 1})
     client_actions.open_action("ses_a", call_id="call_2", name="confirm", arguments={"n": 2})
 
-    listed = {session.id: sessions.snapshot(session)
-              for session in sessions.with_snapshot_relations(sessions.search())}
+    listed = {session.id: sessions.snapshot(session) for session in sessions.with_snapshot_relations(sessions.search())}
 
     assert [pending["callId"] for pending in listed["ses_a"]["pendingClientActions"]] == ["call_1", "call_2"]
     assert listed["ses_b"]["pendingClientActions"] == []

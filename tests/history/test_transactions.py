@@ -124,7 +124,8 @@ def test_replace_suffix_undoes_what_the_replaced_items_projected(session_id):
     item_log.append(session_id, [{"type": "function_call_output", "call_id": "call_1", "output": "wrong"}])
 
     transactions.apply(
-        session_id, "op_1",
+        session_id,
+        "op_1",
         replace_suffix([{"type": "function_call_output", "call_id": "call_1", "output": "wrong"}], []),
     )
 
@@ -190,13 +191,16 @@ def test_it_rejects_an_operation_id_longer_than_200_characters(session_id):
     assert stored_items(session_id) == []
 
 
-@pytest.mark.parametrize("transaction", [
-    {"type": "delete_everything", "items": []},
-    {"items": []},
-    {"type": None},
-    ["append_items"],
-    None,
-])
+@pytest.mark.parametrize(
+    "transaction",
+    [
+        {"type": "delete_everything", "items": []},
+        {"items": []},
+        {"type": None},
+        ["append_items"],
+        None,
+    ],
+)
 def test_it_rejects_an_unknown_transaction_type(session_id, transaction):
     with pytest.raises(InvalidInput):
         transactions.apply(session_id, "op_1", transaction)
@@ -204,12 +208,15 @@ def test_it_rejects_an_unknown_transaction_type(session_id, transaction):
     assert not Operation.objects.exists()
 
 
-@pytest.mark.parametrize("transaction", [
-    {"type": "append_items"},
-    {"type": "append_items", "items": [user("ok"), "not an item"]},
-    {"type": "replace_suffix", "expectedSuffix": [], "replacement": None},
-    {"type": "replace_suffix", "expectedSuffix": "x", "replacement": []},
-])
+@pytest.mark.parametrize(
+    "transaction",
+    [
+        {"type": "append_items"},
+        {"type": "append_items", "items": [user("ok"), "not an item"]},
+        {"type": "replace_suffix", "expectedSuffix": [], "replacement": None},
+        {"type": "replace_suffix", "expectedSuffix": "x", "replacement": []},
+    ],
+)
 def test_it_rejects_malformed_item_lists_before_recording_anything(session_id, transaction):
     with pytest.raises(InvalidInput):
         transactions.apply(session_id, "op_1", transaction)

@@ -8,18 +8,48 @@ from historyhub.history.errors import InvalidInput, PayloadTooLarge
 PAGINATION_MESSAGE = "Pagination requires page >= 1 and pageSize between 1 and 100."
 
 
-@pytest.mark.parametrize("session_id", [
-    "a", "Z", "7", "ses_01K6ABCDEF", "tenant.42:user@example.com", "a-b_c.d:e@f", "s" * 200,
-])
+@pytest.mark.parametrize(
+    "session_id",
+    [
+        "a",
+        "Z",
+        "7",
+        "ses_01K6ABCDEF",
+        "tenant.42:user@example.com",
+        "a-b_c.d:e@f",
+        "s" * 200,
+    ],
+)
 def test_session_ids_of_the_allowed_characters_are_accepted(session_id):
     assert validation.session_id(session_id) == session_id
 
 
-@pytest.mark.parametrize("session_id", [
-    "", "s" * 201, "_leading", "-leading", ".leading", ":leading", "@leading", "with space", "slash/",
-    "back\\slash", "question?", "hash#", "percent%", "ümlaut", "emoji👍", "tab\t", "line\n", "nul\u0000",
-    None, 42, ["ses_1"],
-])
+@pytest.mark.parametrize(
+    "session_id",
+    [
+        "",
+        "s" * 201,
+        "_leading",
+        "-leading",
+        ".leading",
+        ":leading",
+        "@leading",
+        "with space",
+        "slash/",
+        "back\\slash",
+        "question?",
+        "hash#",
+        "percent%",
+        "ümlaut",
+        "emoji👍",
+        "tab\t",
+        "line\n",
+        "nul\u0000",
+        None,
+        42,
+        ["ses_1"],
+    ],
+)
 def test_other_session_ids_are_invalid_input(session_id):
     with pytest.raises(InvalidInput) as error:
         validation.session_id(session_id)
@@ -102,15 +132,18 @@ def test_the_item_size_limit_comes_from_settings(settings):
     assert error.value.message.startswith("item at index 1 ")
 
 
-@pytest.mark.parametrize("page, page_size, expected", [
-    (None, None, (1, 50)),
-    ("", "", (1, 50)),
-    (1, 1, (1, 1)),
-    (3, 100, (3, 100)),
-    ("7", "25", (7, 25)),
-    (" 2 ", " 10 ", (2, 10)),
-    (5000, 100, (5000, 100)),
-])
+@pytest.mark.parametrize(
+    "page, page_size, expected",
+    [
+        (None, None, (1, 50)),
+        ("", "", (1, 50)),
+        (1, 1, (1, 1)),
+        (3, 100, (3, 100)),
+        ("7", "25", (7, 25)),
+        (" 2 ", " 10 ", (2, 10)),
+        (5000, 100, (5000, 100)),
+    ],
+)
 def test_pagination_accepts_pages_from_1_and_sizes_from_1_to_100(page, page_size, expected):
     assert validation.pagination(page, page_size) == expected
 
@@ -119,10 +152,26 @@ def test_pagination_uses_the_default_size_given():
     assert validation.pagination(None, None, default_size=25) == (1, 25)
 
 
-@pytest.mark.parametrize("page, page_size", [
-    (0, 10), (-1, 10), ("0", 10), (1, 0), (1, 101), (1, "101"), ("x", 10), (1, "x"), (1.0, 10), (True, 10),
-    (1, False), ("1.5", 10), ("-1", 10), ("9999999999", 10), ([1], 10),
-])
+@pytest.mark.parametrize(
+    "page, page_size",
+    [
+        (0, 10),
+        (-1, 10),
+        ("0", 10),
+        (1, 0),
+        (1, 101),
+        (1, "101"),
+        ("x", 10),
+        (1, "x"),
+        (1.0, 10),
+        (True, 10),
+        (1, False),
+        ("1.5", 10),
+        ("-1", 10),
+        ("9999999999", 10),
+        ([1], 10),
+    ],
+)
 def test_pagination_rejects_everything_else_with_one_message(page, page_size):
     with pytest.raises(InvalidInput) as error:
         validation.pagination(page, page_size)

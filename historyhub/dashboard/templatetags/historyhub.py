@@ -62,7 +62,7 @@ def text_blocks(text):
     """Message text split into prose and fenced code blocks: [{"code": bool, "language": str, "text": str}]."""
     blocks, start = [], 0
     for fence in CODE_FENCE.finditer(text):
-        prose = text[start:fence.start()].strip("\n")
+        prose = text[start : fence.start()].strip("\n")
         if prose:
             blocks.append({"code": False, "language": "", "text": prose})
         blocks.append({"code": True, "language": fence.group(1), "text": fence.group(2)})
