@@ -30,7 +30,6 @@ def test_a_session_speaks_the_agent_sdk_protocol(hub):
             [{"id": "u1", "role": "user", "content": "Hello"}, {"id": "a1", "role": "assistant", "content": "Hi!"}]
         )
     )
-    run(session.add_items([{"id": "u1", "role": "user", "content": "Hello"}]))
     assert run(session.get_items()) == [
         {"id": "u1", "role": "user", "content": "Hello"},
         {"id": "a1", "role": "assistant", "content": "Hi!"},
