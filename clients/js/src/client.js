@@ -44,9 +44,10 @@ export class HistoryHubClient {
     const url = this.#url(segments, query);
     const headers = { authorization: `Bearer ${this.#apiKey}`, accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const key = WRITE_METHODS.has(method) && idempotencyKey === undefined ? randomUUID() : idempotencyKey;
-    if (WRITE_METHODS.has(method) && key !== null) headers['idempotency-key'] = key;
-    const retryable = method === 'GET' || idempotent || headers['idempotency-key'] !== undefined;
+    const write = WRITE_METHODS.has(method);
+    const key = write ? (idempotencyKey === undefined ? randomUUID() : idempotencyKey) : null;
+    if (key !== null) headers['idempotency-key'] = key;
+    const retryable = !write || idempotent || key !== null;
     const init = { method, headers, body: body === undefined ? undefined : JSON.stringify(body) };
     const timeoutMs = this.#timeoutMs + waitSeconds * 1000;
 
@@ -64,7 +65,9 @@ export class HistoryHubClient {
     let text;
     let response;
     try {
-      response = await fetch(url, { ...init, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+      // A redirect is answered, not followed: fetch would resend a POST as a GET.
+      const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+      response = await fetch(url, { ...init, redirect: 'manual', signal: combined });
       status = response.status;
       text = await response.text();
     } catch (error) {
@@ -75,6 +78,10 @@ export class HistoryHubClient {
         ? `HistoryHub did not answer within ${timeoutMs} ms.`
         : `Could not reach HistoryHub: ${error.cause?.message ?? error.message}`;
       return { error: new HistoryHubError(null, timedOut ? 'timeout' : 'network_error', message, { cause: error }), transient: true };
+    }
+    if (status >= 300 && status < 400) {
+      const message = `HistoryHub answered with a redirect to ${response.headers.get('location')}; use that address as baseUrl.`;
+      return { error: new HistoryHubError(status, 'http_error', message) };
     }
     const value = parseJson(text);
     if (response.ok) {

@@ -123,6 +123,17 @@ test('a write with the caller\'s own Idempotency-Key sends that key', async () =
   assert.deepEqual(proxy.requests.map((request) => request.headers['idempotency-key']), ['order-42', 'order-42']);
 });
 
+test('a redirect is an error, not a write resent as a GET to another address', async () => {
+  const moved = { status: 301, headers: { location: 'https://historyhub.example.com/api/v1/sessions/x/items' } };
+  const { proxy, client: redirected } = await throughProxy(() => moved);
+  await assert.rejects(redirected.addItems('x', [userMessage('x')]), (error) => {
+    assert.equal(error.status, 301);
+    assert.match(error.message, /https:\/\/historyhub\.example\.com/);
+    return true;
+  });
+  assert.deepEqual(proxy.requests.map((request) => request.method), ['POST']);
+});
+
 test('an error the client caused is not retried', async () => {
   const sessionId = uniqueSessionId('conflict');
   await client.createSession({ sessionId, agent: 'first' });
