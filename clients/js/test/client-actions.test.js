@@ -87,7 +87,7 @@ test('waiting answers the action still waiting once the timeout passes', async (
   const started = Date.now();
   const action = await client.waitForClientAction(sessionId, callId, { timeoutSeconds: 0.3 });
   assert.equal(action.status, 'waiting');
-  assert.ok(Date.now() - started >= 300);
+  assert.ok(Date.now() - started >= 250, 'the server held the request for the wait');
 });
 
 test('a wait longer than the server holds a request asks again, at most 60 s at a time', async () => {

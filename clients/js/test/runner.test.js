@@ -80,6 +80,7 @@ test('two turns with tool calls are stored item for item as MemorySession stores
 
   const stored = await client.getItems(sessionId);
   assert.deepEqual(stored, await memory.getItems());
+  assert.deepEqual(await session.getItems(), stored);
   assert.equal(stored.length, 8, 'per turn: the question, the call, its result and the answer');
   // The second turn's model input was rebuilt from HistoryHub as from memory.
   assert.deepEqual(hubRequests, memoryRequests);
