@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import { UserError, protocol } from '@openai/agents-core';
 
 import { HistoryHubClient } from './client.js';
@@ -9,6 +11,8 @@ const CONFLICT_MESSAGES = {
   suffix_mismatch: 'Session history suffix no longer matches the transaction precondition.',
 };
 const UNSUPPORTED_DATA = 'Session history transaction items contain invalid or unsupported data.';
+// HistoryHub keeps operation ids of 1-200 characters, as text without NUL or unpaired surrogates.
+const LONGEST_OPERATION_ID = 200;
 
 /**
  * An `@openai/agents` Session kept in HistoryHub.
@@ -110,7 +114,7 @@ export class HistoryHubSession {
     const { operationId, transaction } = checkedTransaction(args);
     const sessionId = await this.getSessionId();
     try {
-      await this.#client.applyTransaction(sessionId, operationId, transaction);
+      await this.#client.applyTransaction(sessionId, storableOperationId(operationId), transaction);
     } catch (error) {
       const message = error instanceof HistoryHubError ? CONFLICT_MESSAGES[error.code] : undefined;
       if (message === undefined) throw error;
@@ -172,6 +176,17 @@ function checkedTransaction(args) {
     throw new UserError(UNSUPPORTED_DATA);
   }
   return { operationId, transaction: snapshot };
+}
+
+/**
+ * MemorySession takes any non-empty operation id; one HistoryHub cannot store
+ * as it is goes as its digest, which identifies the operation as well.
+ */
+function storableOperationId(operationId) {
+  const storable =
+    operationId.length <= LONGEST_OPERATION_ID && operationId.isWellFormed() && !operationId.includes('\0');
+  if (storable) return operationId;
+  return `sha256:${createHash('sha256').update(Buffer.from(operationId, 'utf16le')).digest('hex')}`;
 }
 
 /**

@@ -153,6 +153,19 @@ test('an operation id reused with another transaction is refused with the SDK er
   assert.equal(refusal.cause.code, 'operation_conflict');
 });
 
+test('an operation id HistoryHub cannot store as it is still identifies its operation', async () => {
+  const pair = twins('long-op-id');
+  const transaction = { type: 'append_items', items: [userMessage('one')] };
+  const changed = { type: 'append_items', items: [userMessage('two')] };
+  for (const operationId of ['o'.repeat(500), 'nul\0inside', 'lone \ud800 surrogate']) {
+    await same(pair, (session) => session.applyHistoryTransaction({ operationId, transaction }));
+    await same(pair, (session) => session.applyHistoryTransaction({ operationId, transaction }));
+    const { error } = await same(pair, (session) => session.applyHistoryTransaction({ operationId, transaction: changed }));
+    assert.equal(error, 'UserError');
+  }
+  assert.equal((await pair.hub.getItems()).length, 3);
+});
+
 test('a suffix replacement applies when the suffix matches and is refused when it does not', async () => {
   const pair = twins('suffix');
   await same(pair, (session) => session.addItems(conversation.slice(0, 4)));
