@@ -63,7 +63,10 @@ export class HistoryHubSession {
     return this.#sessionId;
   }
 
-  /** The id without creating the session, for calls that never create one. */
+  /**
+   * The id, without a round trip when it was given: reads need no session,
+   * and an append creates one with this agent itself.
+   */
   async #knownId() {
     return this.#sessionId ?? this.getSessionId();
   }
