@@ -197,7 +197,7 @@ def apply_transaction(request, session_id: SessionId, body: TransactionIn):
     return {"applied": applied}
 
 
-@router.get("/sessions/{sessionId}/responses/{messageId}", response={200: ResponseLookup, **errors()})
+@router.get("/sessions/{sessionId}/responses/{path:messageId}", response={200: ResponseLookup, **errors()})
 def find_response(request, session_id: SessionId, message_id: MessageId):
     """The turn a user message opened and its response items."""
     return wire_entries.find_response(session_id, message_id)
@@ -260,18 +260,13 @@ def list_client_actions(request, filters: Query[ClientActionFilters]):
     return page_answer(found, filters, client_actions.as_dict)
 
 
-@router.get("/sessions/{sessionId}/client-actions/{callId}", response={200: ClientActionOut, **errors(404)})
-def get_client_action(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
-    """One action; with wait, answered as soon as it leaves waiting or after that many seconds."""
-    if query.wait:
-        action = client_actions.wait_for_resolution(session_id, call_id, query.wait)
-    else:
-        action = client_actions.get(session_id, call_id)
-    return client_actions.as_dict(action)
+# Call ids may hold "/" (sent as %2F, which servers decode before routing): the ids are matched as paths,
+# the routes ending in /result and /decision come first, and a GET of one of them reads the action whose id
+# ends that way. docs/api.md, "Ids in paths".
 
 
 @router.post(
-    "/sessions/{sessionId}/client-actions/{callId}/result",
+    "/sessions/{sessionId}/client-actions/{path:callId}/result",
     response={200: ClientActionOut, **errors(403, 404, 409, 413)},
 )
 def supply_client_action_result(request, session_id: SessionId, call_id: CallId, body: ResultIn):
@@ -282,8 +277,17 @@ def supply_client_action_result(request, session_id: SessionId, call_id: CallId,
     return client_actions.as_dict(action)
 
 
+@router.get(
+    "/sessions/{sessionId}/client-actions/{path:callId}/result",
+    response={200: ClientActionOut, **errors(404)},
+    include_in_schema=False,
+)
+def get_client_action_ending_in_result(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
+    return get_client_action(request, session_id, f"{call_id}/result", query)
+
+
 @router.post(
-    "/sessions/{sessionId}/client-actions/{callId}/decision",
+    "/sessions/{sessionId}/client-actions/{path:callId}/decision",
     response={200: ClientActionOut, **errors(403, 404, 409, 413)},
 )
 def decide_client_action(request, session_id: SessionId, call_id: CallId, body: DecisionIn):
@@ -296,4 +300,23 @@ def decide_client_action(request, session_id: SessionId, call_id: CallId, body: 
         arguments=body.arguments,
         resolved_by=resolved_by(request),
     )
+    return client_actions.as_dict(action)
+
+
+@router.get(
+    "/sessions/{sessionId}/client-actions/{path:callId}/decision",
+    response={200: ClientActionOut, **errors(404)},
+    include_in_schema=False,
+)
+def get_client_action_ending_in_decision(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
+    return get_client_action(request, session_id, f"{call_id}/decision", query)
+
+
+@router.get("/sessions/{sessionId}/client-actions/{path:callId}", response={200: ClientActionOut, **errors(404)})
+def get_client_action(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
+    """One action; with wait, answered as soon as it leaves waiting or after that many seconds."""
+    if query.wait:
+        action = client_actions.wait_for_resolution(session_id, call_id, query.wait)
+    else:
+        action = client_actions.get(session_id, call_id)
     return client_actions.as_dict(action)

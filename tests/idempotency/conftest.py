@@ -18,8 +18,8 @@ class KeyedApiClient(ApiClient):
         if client_options:
             self.client = type(self.client)(**client_options)
 
-    def _headers(self):
-        return {**super()._headers(), HEADER: self.idempotency_key}
+    def _headers(self, extra):
+        return super()._headers({HEADER: self.idempotency_key, **(extra or {})})
 
 
 @pytest.fixture

@@ -139,6 +139,8 @@ def _input_image(part):
 
 
 def _input_file(part):
+    if "file" in part:
+        return None  # The Agents JS shape: its reader knows which of file and filename names the file.
     path = content.first_string(part.get("file_url"), part.get("filename"), part.get("file_id"))
     return content.file(path) if path else None
 
