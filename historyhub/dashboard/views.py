@@ -32,7 +32,7 @@ from historyhub.dashboard.forms import (
 )
 from historyhub.history import client_actions, sessions
 from historyhub.history.errors import DomainError, SessionNotFound
-from historyhub.history.models import Session, TimelineEntry
+from historyhub.history.models import ClientAction, Session, TimelineEntry
 
 DECIDE = "history.decide_clientaction"
 SESSIONS_PAGE_SIZE = 25
@@ -157,8 +157,9 @@ def session_updates(request, session_id):
 def decide_entry(request, session_id, entry_id):
     """Approve or reject the client action of one timeline card, and answer with the card as it is now."""
     session = session_or_404(session_id)
-    entry = TimelineEntry.objects.filter(session=session, pk=entry_id, type="client_action").first()
-    if entry is None:
+    entry = TimelineEntry.objects.filter(session=session, pk=entry_id).first()
+    action = ClientAction.objects.filter(session=session, entry_key=entry.key).first() if entry else None
+    if action is None:
         raise Http404("No such client action card.")
     form = DecisionForm(request.POST)
     status = 200
@@ -166,7 +167,7 @@ def decide_entry(request, session_id, entry_id):
         try:
             client_actions.decide(
                 session.id,
-                entry.value.get("callId"),
+                action.call_id,
                 decision=form.cleaned_data["decision"],
                 comment=form.cleaned_data["comment"],
                 arguments=form.cleaned_data["arguments"],

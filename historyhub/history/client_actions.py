@@ -22,7 +22,7 @@ from django.utils import timezone
 from historyhub.history import jsonvalues, validation
 from historyhub.history.dialects import base
 from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
-from historyhub.history.models import ClientAction, ClientActionStatus, RunStatus, Session
+from historyhub.history.models import ClientAction, ClientActionStatus, RunStatus, Session, TimelineEntry
 from historyhub.history.writes import writing
 
 Status = ClientActionStatus
@@ -157,6 +157,22 @@ def _add_card(write, action, created_at, order, logged):
         call_id=action.call_id,
     )
     return entry.key
+
+
+def show_again(write, actions):
+    """Actions whose card went with the items that placed it (a pop, a truncation) get a card of their own."""
+    session = write.session
+    shown = TimelineEntry.objects.filter(session=session, epoch=session.epoch).values("key")
+    for action in actions.exclude(entry_key__in=shown):
+        entry = write.timeline.add(
+            f"client-action:{action.call_id}",
+            "client_action",
+            card_data(action),
+            action.created_at,
+            write.take_position(),
+            call_id=action.call_id,
+        )
+        ClientAction.objects.filter(pk=action.pk).update(entry_key=entry.key)
 
 
 # Cards ---------------------------------------------------------------------------------

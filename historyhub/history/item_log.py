@@ -180,7 +180,7 @@ def _truncate(write):
     session.item_count = 0
     session.usage_json = None
     session.history_count = _resequence(session)
-    _show_waiting_actions(write)
+    client_actions.show_again(write, ClientAction.objects.filter(session=session, status=ClientActionStatus.WAITING))
     session.waiting_count = ClientAction.objects.filter(session=session, status=ClientActionStatus.WAITING).count()
     if session.waiting_count == 0 and session.run_status == RunStatus.WAITING_FOR_CLIENT_ACTION:
         write.set_run_status(RunStatus.RUNNING)
@@ -224,24 +224,6 @@ def _resequence(session):
         entry.seq = seq
     TimelineEntry.objects.bulk_update(entries, ["seq"], batch_size=500)
     return len(entries)
-
-
-def _show_waiting_actions(write):
-    """A waiting action whose card went with the items that were truncated gets a card of its own again."""
-    session = write.session
-    shown = TimelineEntry.objects.filter(session=session, epoch=session.epoch).values("key")
-    for action in ClientAction.objects.filter(session=session, status=ClientActionStatus.WAITING).exclude(
-        entry_key__in=shown
-    ):
-        entry = write.timeline.add(
-            f"client-action:{action.call_id}",
-            "client_action",
-            client_actions.card_data(action),
-            action.created_at,
-            write.take_position(),
-            call_id=action.call_id,
-        )
-        ClientAction.objects.filter(pk=action.pk).update(entry_key=entry.key)
 
 
 def refresh_last_message(session):

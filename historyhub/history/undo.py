@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from django.db.models import F
 
-from historyhub.history import jsonvalues
+from historyhub.history import client_actions, jsonvalues
 from historyhub.history.dialects import base
 from historyhub.history.models import ClientAction, TimelineEntry
 
@@ -111,6 +111,7 @@ def take_back(write, row):
     """Undo everything the log item ``row`` (the newest of the logical history) did, then delete it."""
     session = write.session
     created = TimelineEntry.objects.filter(session=session, epoch=session.epoch, source_position=row.position)
+    removed_keys = list(created.values_list("key", flat=True))
     removed = sorted(created.values_list("seq", flat=True), reverse=True)
     if removed:
         created.delete()
@@ -122,6 +123,8 @@ def take_back(write, row):
     if opened.delete()[0]:
         write.client_actions_changed()
     Undo.loads(row.undo_json).revert(write)
+    # An action asked about this item's call (opened through the API) stays, and shows on a card of its own.
+    client_actions.show_again(write, ClientAction.objects.filter(session=session, entry_key__in=removed_keys))
     if row.usage_json:
         session.usage_json = usage_json(base.add_usage(session.usage, json.loads(row.usage_json), -1))
     session.item_count -= 1
