@@ -4,14 +4,18 @@ Every error, ours or ninja's, answers ``{"error": {"code", "message"}}``.
 """
 
 import json
+import logging
 
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, AuthorizationError, HttpError, ValidationError
 from ninja.parser import Parser
 
+from historyhub import faults
 from historyhub.apikeys.auth import ApiKeyAuth
 from historyhub.history.api import router as history_router
 from historyhub.history.errors import DomainError
+
+logger = logging.getLogger(__name__)
 
 BODY_MESSAGE = "The request body must be a JSON object."
 
@@ -90,3 +94,18 @@ def unparsable_body(request, exc):
     # With bearer auth and no throttling, ninja raises a plain HttpError only
     # for a request body its parser refused.
     return error_response(request, "invalid_input", BODY_MESSAGE, 400)
+
+
+def database_unavailable(request, exc):
+    return faults.service_unavailable(request, exc)
+
+
+for _error in faults.DATABASE_UNAVAILABLE:
+    api.add_exception_handler(_error, database_unavailable)
+
+
+@api.exception_handler(Exception)
+def internal_error(request, exc):
+    """The last resort: a bug answers the JSON error shape too, and is logged with its traceback."""
+    logger.error("Internal error on %s %s", request.method, request.path, exc_info=exc)
+    return faults.api_error(request, 500)

@@ -24,7 +24,7 @@ def envbool(name, default):
     raise ImproperlyConfigured(f"{name} must be True or False, not {value!r}")
 
 
-def envint(name, default):
+def envint(name, default, minimum=0):
     value = os.environ.get(name)
     if value is None or value == "":
         return default
@@ -32,8 +32,8 @@ def envint(name, default):
         number = int(value)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}") from None
-    if number < 0:
-        raise ImproperlyConfigured(f"{name} must not be negative, not {value!r}")
+    if number < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {value!r}")
     return number
 
 
@@ -75,6 +75,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "historyhub.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "historyhub.middleware.FaultMiddleware",
     "historyhub.middleware.ApiBodyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -127,10 +128,22 @@ if _database["ENGINE"] == "django.db.backends.sqlite3":
     # per test run, so runs side by side do not delete each other's.
     _database["TEST"] = {"NAME": str(DATA_DIR / f"test-{os.getpid()}.sqlite3")}
 elif _database["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend, but each pooled connection is checked before a request
+    # gets it: those the server closed (a restart) are replaced, not used.
+    _database["ENGINE"] = "historyhub.postgresql"
     _database["CONN_MAX_AGE"] = 0
-    _database["OPTIONS"] = {"pool": {"min_size": 1, "max_size": envint("DATABASE_POOL_SIZE", 10)}}
-    if envbool("DATABASE_POOL_DISABLED", False):
-        _database["OPTIONS"] = {}
+    _database["OPTIONS"] = {"connect_timeout": envint("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)}
+    if not envbool("DATABASE_POOL_DISABLED", False):
+        _database["OPTIONS"]["pool"] = {
+            "min_size": 1,
+            "max_size": envint("DATABASE_POOL_SIZE", 10, minimum=1),
+            # How long a request waits for a connection before it answers 503.
+            "timeout": envint("DATABASE_POOL_TIMEOUT", 5, minimum=1),
+            # A lost connection is retried with a growing delay for this long and
+            # then afresh when a request needs one, so the service comes back
+            # within seconds of the database, however long it was away.
+            "reconnect_timeout": 10,
+        }
 else:
     raise ImproperlyConfigured("DATABASE_URL must point at SQLite or PostgreSQL")
 
