@@ -5,13 +5,15 @@ Every error, ours or ninja's, answers ``{"error": {"code", "message"}}``.
 
 import json
 import logging
+import math
 
 from ninja import NinjaAPI
-from ninja.errors import AuthenticationError, AuthorizationError, HttpError, ValidationError
+from ninja.errors import AuthenticationError, AuthorizationError, HttpError, Throttled, ValidationError
 from ninja.parser import Parser
 
 from historyhub import faults
 from historyhub.apikeys.auth import ApiKeyAuth
+from historyhub.apikeys.throttling import ApiKeyRateThrottle
 from historyhub.history.api import router as history_router
 from historyhub.history.errors import DomainError
 
@@ -52,6 +54,7 @@ api = HistoryHubAPI(
     urls_namespace="api",
     auth=ApiKeyAuth(),
     parser=StrictJSONParser(),
+    throttle=ApiKeyRateThrottle(),
 )
 api.add_router("/v1", history_router)
 
@@ -91,9 +94,19 @@ def invalid_input(request, exc):
 
 @api.exception_handler(HttpError)
 def unparsable_body(request, exc):
-    # With bearer auth and no throttling, ninja raises a plain HttpError only
-    # for a request body its parser refused.
+    # Besides Throttled (below), ninja raises a plain HttpError only for a
+    # request body its parser refused.
     return error_response(request, "invalid_input", BODY_MESSAGE, 400)
+
+
+@api.exception_handler(Throttled)
+def rate_limited(request, exc):
+    seconds = max(1, math.ceil(exc.wait or 1))
+    response = error_response(
+        request, "rate_limited", f"This API key made too many requests; retry in {seconds} seconds.", 429
+    )
+    response["Retry-After"] = str(seconds)
+    return response
 
 
 def database_unavailable(request, exc):

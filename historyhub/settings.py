@@ -5,6 +5,7 @@ process at start-up instead of being silently replaced by a default.
 """
 
 import os
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -203,6 +204,30 @@ HISTORYHUB_MAX_ITEMS_PER_REQUEST = envint("HISTORYHUB_MAX_ITEMS_PER_REQUEST", 10
 HISTORYHUB_MAX_ITEM_BYTES = envint("HISTORYHUB_MAX_ITEM_BYTES", 1024 * 1024)
 # Django's own cap on request.body sits above ours so our 413 answers first.
 DATA_UPLOAD_MAX_MEMORY_SIZE = HISTORYHUB_MAX_BODY_BYTES + 1024
+
+# API rate limits (docs/operations.md): each API key may make this many
+# requests per period; an empty API_RATE_LIMITS turns them off.
+HISTORYHUB_API_RATE_LIMITS = envlist("API_RATE_LIMITS", ["1000/10s"])
+for _rate in HISTORYHUB_API_RATE_LIMITS:
+    if not re.fullmatch(r"[1-9][0-9]*/([1-9][0-9]*)?(s|sec|m|min|h|hour|d|day)", _rate):
+        raise ImproperlyConfigured(f"API_RATE_LIMITS holds rates like 100/s or 3000/min, not {_rate!r}")
+
+# The cache holds the rate limits' counts: Redis when CACHE_URL names one, shared
+# by every process; otherwise each process keeps its own counts in memory.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(f"CACHE_URL must be a redis:// URL, not {CACHE_URL!r}")
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CACHE_URL,
+        "KEY_PREFIX": "historyhub",
+        # A cache that does not answer must not hold requests up: the limits give way instead.
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+    if CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
 
 LOGGING = {
     "version": 1,

@@ -6,6 +6,7 @@ PostgreSQL restarts and goes away behind a proxy the test controls
 
 import contextlib
 import json
+import socket
 import subprocess
 import time
 import urllib.error
@@ -158,3 +159,24 @@ def test_postgresql_restarting_or_away_never_gets_a_500_and_service_comes_back_b
             assert page().status == 302
     finally:
         proxy.close()
+
+
+def redis_is_running():
+    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", 6379), timeout=1):
+        return True
+    return False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_a_redis_cache_every_worker_counts_against_one_rate_limit(tmp_path, static_root):
+    if not redis_is_running():
+        pytest.skip("Redis is not running on 127.0.0.1:6379")
+    _, key = ApiKey.issue("limited", "read")
+    environment = {"WEB_CONCURRENCY": "2", "CACHE_URL": "redis://127.0.0.1:6379/0", "API_RATE_LIMITS": "10/min"}
+    with production_server(tmp_path, static_root, database_url(), **environment) as base:
+        answers = [call(f"{base}/api/v1/sessions", {"Authorization": f"Bearer {key}"}) for _ in range(14)]
+
+    assert [answer.status for answer in answers] == [200] * 10 + [429] * 4
+    for answer in answers[10:]:
+        assert answer.error()["code"] == "rate_limited"
+        assert 1 <= int(answer.headers["Retry-After"]) <= 60
