@@ -6,6 +6,7 @@ process at start-up instead of being silently replaced by a default.
 
 import os
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -69,6 +70,7 @@ INSTALLED_APPS = [
     "historyhub.history",
     "historyhub.apikeys",
     "historyhub.dashboard",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -85,6 +87,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "historyhub.urls"
@@ -162,6 +165,21 @@ LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
+# Login throttling (django-axes, docs/operations.md): after LOGIN_FAILURE_LIMIT
+# wrong passwords for one username from one address, that pair is locked out
+# for LOGIN_COOLOFF_MINUTES; a successful login starts the count again.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "historyhub.dashboard.login_throttling.locked_out"
+AXES_CLIENT_IP_CALLABLE = "historyhub.dashboard.login_throttling.client_address"
+AXES_VERBOSE = False  # failures and lockouts are still logged, as warnings
+
 # Internationalisation -------------------------------------------------------
 
 LANGUAGE_CODE = "en-us"
@@ -185,7 +203,8 @@ STORAGES = {
 
 # Security -------------------------------------------------------------------
 
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if envbool("BEHIND_HTTPS_PROXY", False) else None
+BEHIND_HTTPS_PROXY = envbool("BEHIND_HTTPS_PROXY", False)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_HTTPS_PROXY else None
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
 SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
