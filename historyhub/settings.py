@@ -248,9 +248,17 @@ CACHES = {
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
 
+# Credentials never reach a log or an error page: Authorization headers and API
+# keys are redacted from every log line and from Django's error reports.
+DEFAULT_EXCEPTION_REPORTER = "historyhub.redaction.CredentialRedactingReporter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "historyhub.redaction.CredentialRedactingReporterFilter"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"redact_credentials": {"()": "historyhub.redaction.RedactCredentials"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_credentials"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # Django's own console handler would print the "django" logger's records
+    # without the filter (ninja logs a malformed Authorization header there).
+    "loggers": {"django": {"handlers": [], "level": os.environ.get("LOG_LEVEL", "INFO")}},
 }
