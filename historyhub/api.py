@@ -4,16 +4,22 @@ Every error, ours or ninja's, answers ``{"error": {"code", "message"}}``.
 """
 
 import json
+import logging
+import math
 
 from ninja import NinjaAPI
-from ninja.errors import AuthenticationError, AuthorizationError, HttpError, ValidationError
+from ninja.errors import AuthenticationError, AuthorizationError, HttpError, Throttled, ValidationError
 from ninja.parser import Parser
 
+from historyhub import faults
 from historyhub.apikeys.auth import ApiKeyAuth
+from historyhub.apikeys.throttling import ApiKeyRateThrottle
 from historyhub.history import jsonvalues, validation
 from historyhub.history.api import router as history_router
 from historyhub.history.errors import DomainError
 from historyhub.idempotency import openapi as idempotency_openapi
+
+logger = logging.getLogger(__name__)
 
 BODY_MESSAGE = "The request body must be a JSON object."
 # Every pagination mistake gets the contract's one message.
@@ -56,6 +62,7 @@ api = HistoryHubAPI(
     urls_namespace="api",
     auth=ApiKeyAuth(),
     parser=StrictJSONParser(),
+    throttle=ApiKeyRateThrottle(),
 )
 api.add_router("/v1", history_router)
 
@@ -97,10 +104,35 @@ def invalid_input(request, exc):
 
 @api.exception_handler(HttpError)
 def unparsable_body(request, exc):
-    # With bearer auth and no throttling, ninja raises a plain HttpError only
-    # for a request body its parser refused; the parser's reason is its cause.
+    # Besides Throttled (below), ninja raises a plain HttpError only for a
+    # request body its parser refused; the parser's reason is its cause.
     cause = exc.__cause__
     if isinstance(cause, ValueError) and not isinstance(cause, (json.JSONDecodeError, NotAnObject)):
         # JSON, but out of the intake rules: say which.
         return error_response(request, "invalid_input", f"The request body {cause}.", 400)
     return error_response(request, "invalid_input", BODY_MESSAGE, 400)
+
+
+@api.exception_handler(Throttled)
+def rate_limited(request, exc):
+    seconds = max(1, math.ceil(exc.wait or 1))
+    response = error_response(
+        request, "rate_limited", f"This API key made too many requests; retry in {seconds} seconds.", 429
+    )
+    response["Retry-After"] = str(seconds)
+    return response
+
+
+def database_unavailable(request, exc):
+    return faults.service_unavailable(request, exc)
+
+
+for _error in faults.DATABASE_UNAVAILABLE:
+    api.add_exception_handler(_error, database_unavailable)
+
+
+@api.exception_handler(Exception)
+def internal_error(request, exc):
+    """The last resort: a bug answers the JSON error shape too, and is logged with its traceback."""
+    logger.error("Internal error on %s %s", request.method, request.path, exc_info=exc)
+    return faults.api_error(request, 500)

@@ -1,12 +1,15 @@
-"""Cross-cutting HTTP concerns: the health check, the API's body limit and the CSP header."""
+"""Cross-cutting HTTP concerns: the health check, faults, the API's body limit and the CSP header."""
+
+import sys
 
 from django.conf import settings
+from django.core.signals import got_request_exception
 from django.db import connection
+from django.dispatch import receiver
 from django.http import JsonResponse
 
-
-def error_response(code, message, status):
-    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+from historyhub import faults
+from historyhub.faults import error_response
 
 
 class HealthCheckMiddleware:
@@ -25,6 +28,37 @@ class HealthCheckMiddleware:
         except Exception as error:  # any database failure means unhealthy
             return JsonResponse({"status": "unavailable", "error": type(error).__name__}, status=503)
         return JsonResponse({"status": "ok"})
+
+
+@receiver(got_request_exception, dispatch_uid="historyhub.remember_uncaught_exception")
+def remember_uncaught_exception(sender, request=None, **kwargs):
+    """Django turns an exception raised in a middleware into a 500 before
+    FaultMiddleware sees it; this lets FaultMiddleware tell what it was."""
+    if request is not None:
+        request.uncaught_exception = sys.exc_info()[1]
+
+
+class FaultMiddleware:
+    """A database that cannot be reached answers 503 wherever it is noticed, and
+    every answer under /api/ is JSON: Django's 404, ninja's 405 and any 500 are
+    turned into the API's error shape (historyhub.faults)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        error = getattr(request, "uncaught_exception", None)
+        if isinstance(error, faults.DATABASE_UNAVAILABLE):
+            return faults.service_unavailable(request, error)
+        if faults.is_api(request) and response.status_code >= 400 and not faults.is_json(response):
+            return faults.as_api_error(request, response)
+        return response
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, faults.DATABASE_UNAVAILABLE):
+            return faults.service_unavailable(request, exception)
+        return None
 
 
 class ApiBodyLimitMiddleware:

@@ -5,6 +5,8 @@ process at start-up instead of being silently replaced by a default.
 """
 
 import os
+import re
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -24,7 +26,7 @@ def envbool(name, default):
     raise ImproperlyConfigured(f"{name} must be True or False, not {value!r}")
 
 
-def envint(name, default):
+def envint(name, default, minimum=0):
     value = os.environ.get(name)
     if value is None or value == "":
         return default
@@ -32,8 +34,8 @@ def envint(name, default):
         number = int(value)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a whole number, not {value!r}") from None
-    if number < 0:
-        raise ImproperlyConfigured(f"{name} must not be negative, not {value!r}")
+    if number < minimum:
+        raise ImproperlyConfigured(f"{name} must be at least {minimum}, not {value!r}")
     return number
 
 
@@ -69,6 +71,7 @@ INSTALLED_APPS = [
     "historyhub.apikeys",
     "historyhub.dashboard",
     "historyhub.idempotency",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -76,6 +79,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "historyhub.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "historyhub.middleware.FaultMiddleware",
     "historyhub.middleware.ApiBodyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -84,6 +88,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "axes.middleware.AxesMiddleware",
     # Last, next to the view: a keyed write runs in the transaction that records its answer.
     "historyhub.idempotency.middleware.IdempotencyMiddleware",
 ]
@@ -130,10 +135,22 @@ if _database["ENGINE"] == "django.db.backends.sqlite3":
     # per test run, so runs side by side do not delete each other's.
     _database["TEST"] = {"NAME": str(DATA_DIR / f"test-{os.getpid()}.sqlite3")}
 elif _database["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend, but each pooled connection is checked before a request
+    # gets it: those the server closed (a restart) are replaced, not used.
+    _database["ENGINE"] = "historyhub.postgresql"
     _database["CONN_MAX_AGE"] = 0
-    _database["OPTIONS"] = {"pool": {"min_size": 1, "max_size": envint("DATABASE_POOL_SIZE", 10)}}
-    if envbool("DATABASE_POOL_DISABLED", False):
-        _database["OPTIONS"] = {}
+    _database["OPTIONS"] = {"connect_timeout": envint("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)}
+    if not envbool("DATABASE_POOL_DISABLED", False):
+        _database["OPTIONS"]["pool"] = {
+            "min_size": 1,
+            "max_size": envint("DATABASE_POOL_SIZE", 10, minimum=1),
+            # How long a request waits for a connection before it answers 503.
+            "timeout": envint("DATABASE_POOL_TIMEOUT", 5, minimum=1),
+            # A lost connection is retried with a growing delay for this long and
+            # then afresh when a request needs one, so the service comes back
+            # within seconds of the database, however long it was away.
+            "reconnect_timeout": 10,
+        }
 else:
     raise ImproperlyConfigured("DATABASE_URL must point at SQLite or PostgreSQL")
 
@@ -150,6 +167,21 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
+
+# Login throttling (django-axes, docs/operations.md): after LOGIN_FAILURE_LIMIT
+# wrong passwords for one username from one address, that pair is locked out
+# for LOGIN_COOLOFF_MINUTES; a successful login starts the count again.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "historyhub.dashboard.login_throttling.locked_out"
+AXES_CLIENT_IP_CALLABLE = "historyhub.dashboard.login_throttling.client_address"
+AXES_VERBOSE = False  # failures and lockouts are still logged, as warnings
 
 # Internationalisation -------------------------------------------------------
 
@@ -174,7 +206,8 @@ STORAGES = {
 
 # Security -------------------------------------------------------------------
 
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if envbool("BEHIND_HTTPS_PROXY", False) else None
+BEHIND_HTTPS_PROXY = envbool("BEHIND_HTTPS_PROXY", False)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_HTTPS_PROXY else None
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
 SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
@@ -200,9 +233,41 @@ if HISTORYHUB_IDEMPOTENCY_TTL_HOURS < 24:
 # Django's own cap on request.body sits above ours so our 413 answers first.
 DATA_UPLOAD_MAX_MEMORY_SIZE = HISTORYHUB_MAX_BODY_BYTES + 1024
 
+# API rate limits (docs/operations.md): each API key may make this many
+# requests per period; an empty API_RATE_LIMITS turns them off.
+HISTORYHUB_API_RATE_LIMITS = envlist("API_RATE_LIMITS", ["1000/10s"])
+for _rate in HISTORYHUB_API_RATE_LIMITS:
+    if not re.fullmatch(r"[1-9][0-9]*/([1-9][0-9]*)?(s|sec|m|min|h|hour|d|day)", _rate):
+        raise ImproperlyConfigured(f"API_RATE_LIMITS holds rates like 100/s or 3000/min, not {_rate!r}")
+
+# The cache holds the rate limits' counts: Redis when CACHE_URL names one, shared
+# by every process; otherwise each process keeps its own counts in memory.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if CACHE_URL and not CACHE_URL.startswith(("redis://", "rediss://", "unix://")):
+    raise ImproperlyConfigured(f"CACHE_URL must be a redis:// URL, not {CACHE_URL!r}")
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": CACHE_URL,
+        "KEY_PREFIX": "historyhub",
+        # A cache that does not answer must not hold requests up: the limits give way instead.
+        "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 1},
+    }
+    if CACHE_URL
+    else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+}
+
+# Credentials never reach a log or an error page: Authorization headers and API
+# keys are redacted from every log line and from Django's error reports.
+DEFAULT_EXCEPTION_REPORTER = "historyhub.redaction.CredentialRedactingReporter"
+DEFAULT_EXCEPTION_REPORTER_FILTER = "historyhub.redaction.CredentialRedactingReporterFilter"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"redact_credentials": {"()": "historyhub.redaction.RedactCredentials"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["redact_credentials"]}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+    # Django's own console handler would print the "django" logger's records
+    # without the filter (ninja logs a malformed Authorization header there).
+    "loggers": {"django": {"handlers": [], "level": os.environ.get("LOG_LEVEL", "INFO")}},
 }

@@ -71,6 +71,18 @@ def test_the_settings_refuse_a_boolean_they_cannot_read(tmp_path):
     assert "DEBUG must be True or False" in result.stderr
 
 
+def collect_static(environment):
+    """collectstatic into the environment's STATIC_ROOT: production pages need its manifest."""
+    collected = subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput"],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    assert collected.returncode == 0, collected.stderr
+
+
 class NoRedirects(urllib.request.HTTPRedirectHandler):
     def redirect_request(self, *args, **kwargs):
         return None
@@ -104,14 +116,7 @@ def test_the_start_script_migrates_and_serves_over_http(tmp_path):
             f"/{database['NAME']}"
         )
     environment = production_environment(tmp_path, DATABASE_URL=database_url, DATA_DIR=str(tmp_path))
-    collected = subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput"],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-    )
-    assert collected.returncode == 0, collected.stderr
+    collect_static(environment)
     port = free_port()
     environment.update(BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="2")
     server = subprocess.Popen(

@@ -1,6 +1,8 @@
 """API keys in the admin: a new key is shown once, only its hash is kept, and keys are revoked, not edited."""
 
 from django.contrib import admin, messages
+from django.template.response import TemplateResponse
+from django.utils.cache import add_never_cache_headers
 
 from historyhub.apikeys.models import ApiKey
 
@@ -28,9 +30,21 @@ class ApiKeyAdmin(admin.ModelAdmin):
         for field in ApiKey._meta.concrete_fields:
             setattr(obj, field.attname, getattr(issued, field.attname))
         obj._state = issued._state
-        messages.warning(
-            request, f"The new API key is {key} — copy it now: it is not stored and will not be shown again."
-        )
+        obj.issued_key = key
+
+    def response_add(self, request, obj, post_url_continue=None):
+        """The key in clear, once, on the answer to the add itself: never in a message,
+        which would carry it in the (signed, not encrypted) messages cookie."""
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": "Copy the new API key now",
+            "api_key": obj,
+            "key": obj.issued_key,
+        }
+        response = TemplateResponse(request, "admin/apikeys/apikey/issued.html", context)
+        add_never_cache_headers(response)
+        return response
 
     @admin.action(description="Revoke the selected API keys", permissions=["change"])
     def revoke(self, request, queryset):

@@ -4,7 +4,8 @@ import json
 
 from django import forms
 
-from historyhub.history import jsonvalues
+from historyhub.history import jsonvalues, validation
+from historyhub.history.errors import InvalidInput
 from historyhub.history.models import RunStatus, SessionStatus
 
 
@@ -125,13 +126,15 @@ class ActionKeysField(forms.Field):
     }
 
     def to_python(self, value):
-        keys = []
+        """Every key checked as the domain would check it, before any is decided; each once, in lock order."""
+        keys = set()
         for key in value or []:
             session_id, _, call_id = key.partition("/")
-            if not session_id or not call_id:
-                raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
-            keys.append((session_id, call_id))
-        return keys
+            try:
+                keys.add((validation.session_id(session_id), validation.identifier(call_id, "callId")))
+            except InvalidInput:
+                raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
+        return sorted(keys)
 
 
 class SelectedDecisionForm(forms.Form):

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.views import redirect_to_login
+from django.db import transaction
 from django.db.models import Count, Max
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
@@ -237,25 +238,29 @@ def approvals(request):
 def decide_selected(request):
     """Approve or reject one or several waiting client actions from the approvals page."""
     form = SelectedDecisionForm(request.POST)
+    status = 200
     if form.is_valid():
         decision = form.cleaned_data["decision"]
-        decided = 0
-        for session_id, call_id in form.cleaned_data["selected"]:
-            try:
-                client_actions.decide(
-                    session_id,
-                    call_id,
-                    decision=decision,
-                    comment=form.cleaned_data["comment"],
-                    resolved_by=request.user.get_username(),
-                )
-                decided += 1
-            except DomainError as error:
-                messages.error(request, error.message)
-        if decided:
+        selected = form.cleaned_data["selected"]
+        try:
+            # All or nothing: one action that cannot be decided leaves every other one waiting.
+            with transaction.atomic():
+                for session_id, call_id in selected:
+                    client_actions.decide(
+                        session_id,
+                        call_id,
+                        decision=decision,
+                        comment=form.cleaned_data["comment"],
+                        resolved_by=request.user.get_username(),
+                    )
+        except DomainError as error:
+            status = error.status
+            messages.error(request, f"{error.message} Nothing was decided.")
+        else:
             verb = "Approved" if decision == "approve" else "Rejected"
-            messages.success(request, f"{verb} {decided} action{'s' if decided != 1 else ''}.")
+            messages.success(request, f"{verb} {len(selected)} action{'s' if len(selected) != 1 else ''}.")
     else:
+        status = 422
         for error in form.errors.values():
             messages.error(request, " ".join(error))
 
@@ -263,7 +268,6 @@ def decide_selected(request):
     if request.htmx:
         actions = client_actions.listing(status="waiting")
         context = approvals_context(actions, approvals_stamp(actions), page)
-        status = 200 if form.is_valid() else 422
         return render(request, "dashboard/fragments/approvals_result.html", context, status=status)
     return redirect(f"{reverse('dashboard:approvals')}?{urlencode({'page': page})}")
 

@@ -1,6 +1,9 @@
-"""Errors the API answers before an endpoint runs: size, JSON, schema."""
+"""Errors the API answers before or beside its endpoints: size, JSON, schema, paths, methods, crashes."""
 
 import pytest
+from django.db.backends.utils import CursorWrapper
+from django.middleware.common import CommonMiddleware
+from django.test import Client
 
 from historyhub.api import BODY_MESSAGE
 from tests.api.wire import assert_error, stored_items
@@ -125,3 +128,58 @@ def test_a_nul_character_in_message_text_is_kept_verbatim(api, session_id):
 
     assert stored_items(api, session_id) == [item]
     assert api.get("sessions", q="after").json()["total"] == 1
+
+
+@pytest.mark.parametrize("path", ["/api/", "/api/nothing", "/api/v1/nothing", "/api/v1/sessions/", "/api/v2/sessions"])
+def test_an_unknown_path_under_api_answers_json_404_not_found(api, path):
+    assert_error(api.get(path), 404, "not_found", f"There is nothing at {path}.")
+
+
+@pytest.mark.parametrize("method", ["DELETE", "PUT", "PATCH"])
+def test_a_method_the_path_does_not_take_answers_json_405_with_allow(api, method):
+    response = api.request(method, "sessions", {})
+
+    assert_error(
+        response, 405, "method_not_allowed", f"{method} is not allowed on /api/v1/sessions; it takes GET, POST."
+    )
+    assert response["Allow"] == "GET, POST"
+
+
+@pytest.fixture
+def broken_database_driver():
+    """A bug below our code: every query fails with an error nobody expects."""
+
+    def execute(*args, **kwargs):
+        raise RuntimeError("the driver broke")
+
+    # Undone before the test's database is rolled back, which queries too.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(CursorWrapper, "execute", execute)
+        yield
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_an_unexpected_exception_answers_json_500_and_is_logged_with_its_traceback(
+    api, settings, broken_database_driver, caplog, debug
+):
+    settings.DEBUG = debug
+    api.client.raise_request_exception = False
+
+    response = api.get("sessions")
+
+    assert_error(response, 500, "internal_error", "The server failed to answer this request; the failure was logged.")
+    assert "RuntimeError: the driver broke" in caplog.text
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_an_exception_outside_the_endpoints_answers_json_too(api, settings, monkeypatch, debug):
+    settings.DEBUG = debug
+    api.client.raise_request_exception = False
+
+    def process_request(self, request):
+        raise RuntimeError("a middleware broke")
+
+    monkeypatch.setattr(CommonMiddleware, "process_request", process_request)
+
+    assert_error(api.get("sessions"), 500, "internal_error")
+    assert Client(raise_request_exception=False).get("/").status_code == 500

@@ -147,16 +147,33 @@ def test_a_staff_member_without_the_permission_gets_no_decision_actions(db, data
     assert client_actions.get("brief-1", "newest").status == "waiting"
 
 
-def test_a_new_api_key_is_shown_once_and_only_its_hash_is_kept(admin_client, db):
+def issued_key(response):
+    return re.search(
+        r'<input type="text" id="issued-key" readonly size="60" value="(hh_[A-Za-z0-9_-]+)"', text_of(response)
+    )[1]
+
+
+def test_a_new_api_key_is_shown_once_on_the_answer_to_the_add_and_only_its_hash_is_kept(admin_client, db):
     page = text_of(admin_client.get("/admin/apikeys/apikey/add/"))
     assert 'name="key_hash"' not in page and 'name="prefix"' not in page
-    response = admin_client.post("/admin/apikeys/apikey/add/", {"name": "ci", "scope": "read"}, follow=True)
-    html = text_of(response)
-    key = re.search(r"The new API key is (hh_[A-Za-z0-9_-]+)", html).group(1)
+    response = admin_client.post("/admin/apikeys/apikey/add/", {"name": "ci", "scope": "read"})
+    assert response.status_code == 200 and "no-store" in response["Cache-Control"]
+    assert "Copy it now: only its hash is stored, so it cannot be shown again." in text_of(response)
+    key = issued_key(response)
     api_key = ApiKey.objects.get(name="ci")
     assert api_key.key_hash == hash_key(key) and api_key.scope == "read"
     assert key not in text_of(admin_client.get(f"/admin/apikeys/apikey/{api_key.pk}/change/"))
     assert ApiKey.authenticate(key) == api_key
+
+
+def test_a_new_api_key_never_travels_in_a_cookie_a_message_or_a_log(admin_client, db, caplog):
+    caplog.set_level("DEBUG")
+    response = admin_client.post("/admin/apikeys/apikey/add/", {"name": "ci", "scope": "write"})
+    key = issued_key(response)
+    # The messages cookie is signed, not encrypted: nothing may be put in it.
+    assert "messages" not in response.cookies
+    assert key not in text_of(admin_client.get("/admin/apikeys/apikey/"))
+    assert key not in caplog.text and ApiKey.authenticate(key).name == "ci"
 
 
 def test_the_key_hash_cannot_be_edited(admin_client, db):

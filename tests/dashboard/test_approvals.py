@@ -83,13 +83,30 @@ def test_selected_actions_are_rejected_together_with_one_comment(approver_client
         assert action.status == "rejected" and action.comment == "Not today." and action.resolved_by == "owner"
 
 
-def test_an_action_decided_meanwhile_is_reported_and_the_rest_still_decided(approver_client, inbox):
+def test_an_action_decided_meanwhile_is_reported_and_none_of_the_selection_is_decided(approver_client, inbox):
     client_actions.decide("s-old", "a1", decision="reject", resolved_by="colleague")
-    html = text_of(
-        post(approver_client, DECIDE, {"selected": ["s-old/a1", "s-new/b/1"], "decision": "approve"}, htmx=True)
-    )
-    assert "was already resolved differently" in html and "Approved 1 action." in html
-    assert status("s-new", "b/1") == "approved" and status("s-old", "a1") == "rejected"
+    response = post(approver_client, DECIDE, {"selected": ["s-old/a1", "s-new/b/1"], "decision": "approve"}, htmx=True)
+    assert response.status_code == 409
+    assert "Client action &#x27;a1&#x27; was already resolved differently. Nothing was decided." in text_of(response)
+    assert "Approved" not in text_of(response)
+    assert status("s-new", "b/1") == "waiting" and status("s-old", "a1") == "rejected"
+
+
+@pytest.mark.parametrize("bad", ["s-new/b2\x00", "s-old\x00/a1", "bad id!/a1", "s-old/" + "x" * 201])
+def test_a_selection_with_one_key_no_action_can_have_is_refused_whole_before_anything_is_decided(
+    approver_client, inbox, bad
+):
+    response = post(approver_client, DECIDE, {"selected": ["s-old/a1", bad], "decision": "reject"}, htmx=True)
+    assert response.status_code == 422 and "That is not a client action." in text_of(response)
+    assert status("s-old", "a1") == "waiting" and status("s-new", "b/1") == "waiting"
+
+
+def test_a_selection_naming_a_missing_action_decides_none_of_the_others(approver_client, inbox):
+    response = post(approver_client, DECIDE, {"selected": ["s-old/a1", "s-new/b/1", "s-old/zzz"], "decision": "reject"})
+    assert response.status_code == 302
+    html = text_of(approver_client.get(response["Location"]))
+    assert "Client action &#x27;zzz&#x27; was not found in session &#x27;s-old&#x27;. Nothing was decided." in html
+    assert status("s-old", "a1") == "waiting" and status("s-new", "b/1") == "waiting"
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,74 @@
+"""What HistoryHub answers when something outside the domain goes wrong.
+
+Under ``/api/`` every answer is the JSON error shape ``{"error": {"code", "message"}}``,
+whatever produced it: an unknown path, a method the path does not take, a bug.
+A database that cannot be reached answers 503 with ``Retry-After`` everywhere:
+JSON under ``/api/``, a short page elsewhere (docs/operations.md).
+"""
+
+import logging
+
+from django.db import InterfaceError, OperationalError
+from django.http import HttpResponse, JsonResponse
+from django.template.loader import render_to_string
+
+logger = logging.getLogger(__name__)
+
+# What the database driver raises when the server is down, restarting, unreachable,
+# or the pool had no connection to give within its timeout (psycopg_pool's
+# PoolTimeout, which Django wraps as an OperationalError).
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
+RETRY_AFTER_SECONDS = 5
+UNAVAILABLE_MESSAGE = "The database cannot be reached right now; try again in a few seconds."
+
+# The answer under /api/ for an error response that something other than the
+# API's own handlers produced (Django's URL resolver, ninja's method dispatch, a crash).
+API_ERRORS = {
+    400: ("invalid_input", "The request could not be understood."),
+    403: ("forbidden", "This request is not allowed."),
+    404: ("not_found", "There is nothing at {path}."),
+    405: ("method_not_allowed", "{method} is not allowed on {path}; it takes {allowed}."),
+    413: ("payload_too_large", "The request body is too large."),
+    429: ("rate_limited", "Too many requests; slow down and try again."),
+    500: ("internal_error", "The server failed to answer this request; the failure was logged."),
+    503: ("service_unavailable", UNAVAILABLE_MESSAGE),
+}
+
+
+def error_response(code, message, status):
+    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
+def is_api(request):
+    return request.path.startswith("/api/")
+
+
+def is_json(response):
+    return response.get("Content-Type", "").startswith("application/json")
+
+
+def service_unavailable(request, error):
+    """503 with Retry-After: JSON for the API, a page that needs no database for a person."""
+    logger.warning("The database is unavailable (%s: %s): %s answers 503", type(error).__name__, error, request.path)
+    if is_api(request):
+        response = error_response("service_unavailable", UNAVAILABLE_MESSAGE, 503)
+    else:
+        response = HttpResponse(render_to_string("503.html"), status=503)
+    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+    return response
+
+
+def api_error(request, status, allowed=""):
+    code, message = API_ERRORS.get(status, API_ERRORS[500 if status >= 500 else 400])
+    return error_response(code, message.format(path=request.path, method=request.method, allowed=allowed), status)
+
+
+def as_api_error(request, response):
+    """The JSON error for a non-JSON error response under /api/, keeping its Allow and Retry-After."""
+    allowed = ", ".join(sorted(method.strip() for method in response.get("Allow", "").split(",") if method.strip()))
+    answer = api_error(request, response.status_code, allowed)
+    if allowed:
+        answer["Allow"] = allowed
+    if "Retry-After" in response:
+        answer["Retry-After"] = response["Retry-After"]
+    return answer

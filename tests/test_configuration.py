@@ -1,0 +1,96 @@
+"""The limits' settings come from the environment, and a value that cannot be read stops the start."""
+
+import runpy
+from datetime import timedelta
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from tests.test_deployment import ROOT
+
+SETTINGS = ROOT / "historyhub" / "settings.py"
+POSTGRES = "postgres://hh@db.example.com:5432/historyhub"
+VARIABLES = [
+    "DATABASE_URL",
+    "DATABASE_POOL_SIZE",
+    "DATABASE_POOL_TIMEOUT",
+    "DATABASE_POOL_DISABLED",
+    "DATABASE_CONNECT_TIMEOUT",
+    "CACHE_URL",
+    "API_RATE_LIMITS",
+    "LOGIN_FAILURE_LIMIT",
+    "LOGIN_COOLOFF_MINUTES",
+]
+
+
+def settings_with(monkeypatch, **environment):
+    """historyhub/settings.py read afresh under this environment."""
+    for name in VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    return runpy.run_path(str(SETTINGS))
+
+
+def refused(monkeypatch, **environment):
+    with pytest.raises(ImproperlyConfigured) as refusal:
+        settings_with(monkeypatch, **environment)
+    return str(refusal.value)
+
+
+def test_postgresql_gets_the_checking_backend_a_bounded_pool_and_a_connect_timeout(monkeypatch):
+    database = settings_with(monkeypatch, DATABASE_URL=POSTGRES)["DATABASES"]["default"]
+    assert database["ENGINE"] == "historyhub.postgresql"
+    assert database["OPTIONS"] == {
+        "connect_timeout": 5,
+        "pool": {"min_size": 1, "max_size": 10, "timeout": 5, "reconnect_timeout": 10},
+    }
+
+
+def test_the_database_timeouts_come_from_the_environment(monkeypatch):
+    database = settings_with(
+        monkeypatch, DATABASE_URL=POSTGRES, DATABASE_POOL_TIMEOUT="2", DATABASE_CONNECT_TIMEOUT="3"
+    )["DATABASES"]["default"]
+    assert database["OPTIONS"]["connect_timeout"] == 3 and database["OPTIONS"]["pool"]["timeout"] == 2
+
+
+def test_login_throttling_and_rate_limits_have_generous_defaults(monkeypatch):
+    settings = settings_with(monkeypatch)
+    assert settings["AXES_FAILURE_LIMIT"] == 5 and settings["AXES_COOLOFF_TIME"] == timedelta(minutes=15)
+    assert settings["AXES_LOCKOUT_PARAMETERS"] == [["username", "ip_address"]]
+    assert settings["HISTORYHUB_API_RATE_LIMITS"] == ["1000/10s"]
+
+
+def test_login_throttling_and_rate_limits_come_from_the_environment(monkeypatch):
+    settings = settings_with(
+        monkeypatch, LOGIN_FAILURE_LIMIT="3", LOGIN_COOLOFF_MINUTES="60", API_RATE_LIMITS="10/s, 500/hour"
+    )
+    assert settings["AXES_FAILURE_LIMIT"] == 3 and settings["AXES_COOLOFF_TIME"] == timedelta(hours=1)
+    assert settings["HISTORYHUB_API_RATE_LIMITS"] == ["10/s", "500/hour"]
+    assert settings_with(monkeypatch, API_RATE_LIMITS="")["HISTORYHUB_API_RATE_LIMITS"] == []
+
+
+def test_the_cache_is_per_process_memory_unless_cache_url_names_a_redis(monkeypatch):
+    cache = settings_with(monkeypatch)["CACHES"]["default"]
+    assert cache == {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
+    cache = settings_with(monkeypatch, CACHE_URL="redis://cache:6379/2")["CACHES"]["default"]
+    assert cache["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert cache["LOCATION"] == "redis://cache:6379/2"
+
+
+@pytest.mark.parametrize(
+    "environment, message",
+    [
+        ({"DATABASE_POOL_TIMEOUT": "0"}, "DATABASE_POOL_TIMEOUT must be at least 1, not '0'"),
+        ({"DATABASE_CONNECT_TIMEOUT": "soon"}, "DATABASE_CONNECT_TIMEOUT must be a whole number, not 'soon'"),
+        ({"LOGIN_FAILURE_LIMIT": "0"}, "LOGIN_FAILURE_LIMIT must be at least 1, not '0'"),
+        ({"LOGIN_COOLOFF_MINUTES": "-5"}, "LOGIN_COOLOFF_MINUTES must be at least 1, not '-5'"),
+        ({"CACHE_URL": "memcached://cache:11211"}, "CACHE_URL must be a redis:// URL, not 'memcached://cache:11211'"),
+        ({"API_RATE_LIMITS": "100"}, "API_RATE_LIMITS holds rates like 100/s or 3000/min, not '100'"),
+        ({"API_RATE_LIMITS": "10/s,1/fortnight"}, "not '1/fortnight'"),
+        ({"API_RATE_LIMITS": "0/s"}, "not '0/s'"),
+        ({"API_RATE_LIMITS": "5/0s"}, "not '5/0s'"),
+    ],
+)
+def test_a_value_that_cannot_be_read_stops_the_start(monkeypatch, environment, message):
+    assert message in refused(monkeypatch, DATABASE_URL=POSTGRES, **environment)

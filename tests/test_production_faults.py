@@ -1,0 +1,182 @@
+"""Faults against the production server (bin/start, as the Docker image runs it), over real HTTP.
+
+PostgreSQL restarts and goes away behind a proxy the test controls
+(tests/tcp_proxy.py); the machine's PostgreSQL itself is never stopped.
+"""
+
+import contextlib
+import json
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+
+import pytest
+from django.db import connection
+
+from historyhub.apikeys.models import ApiKey
+from tests.tcp_proxy import TcpProxy
+from tests.test_deployment import OPENER, ROOT, collect_static, free_port, production_environment, wait_for
+
+HTTPS = {"Host": "historyhub.example.com", "X-Forwarded-Proto": "https"}
+POOL_TIMEOUT = 2
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict
+    body: bytes
+    seconds: float
+
+    def error(self):
+        assert self.headers["Content-Type"].startswith("application/json"), self.body[:300]
+        return json.loads(self.body)["error"]
+
+
+def call(url, headers):
+    started = time.monotonic()
+    try:
+        response = OPENER.open(urllib.request.Request(url, headers={**HTTPS, **headers}), timeout=60)
+    except urllib.error.HTTPError as error:
+        response = error
+    return Answer(response.status, response.headers, response.read(), time.monotonic() - started)
+
+
+@pytest.fixture(scope="module")
+def static_root(tmp_path_factory):
+    """collectstatic once for the module."""
+    root = tmp_path_factory.mktemp("static")
+    collect_static(production_environment(root, STATIC_ROOT=str(root)))
+    return root
+
+
+@contextlib.contextmanager
+def production_server(tmp_path, static_root, database_url, **extra):
+    port = free_port()
+    environment = production_environment(
+        tmp_path,
+        STATIC_ROOT=str(static_root),
+        DATA_DIR=str(tmp_path),
+        DATABASE_URL=database_url,
+        BIND=f"127.0.0.1:{port}",
+        **extra,
+    )
+    log = tmp_path / "server.log"
+    with log.open("wb") as output:
+        server = subprocess.Popen(
+            [str(ROOT / "bin" / "start")], cwd=ROOT, env=environment, stdout=output, stderr=output
+        )
+    try:
+        health = wait_for(f"http://127.0.0.1:{port}/healthz", server)
+        assert health is not None and health.status == 200, log.read_text()
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def database_url(port=None):
+    database = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{database['NAME']}"
+    port = port or database["PORT"] or 5432
+    return f"postgres://{database['USER']}@127.0.0.1:{port}/{database['NAME']}"
+
+
+def restart_other_backends():
+    """What a PostgreSQL restart does to the server's idle pooled connections: end
+    them, and return once they are gone. Returns how many there were."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT array_agg(pid) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        pids = cursor.fetchone()[0] or []
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", [pids])
+            if cursor.fetchone()[0] == 0:
+                break
+    return len(pids)
+
+
+def assert_unavailable(api, page):
+    """503 with Retry-After, JSON or a page, and no waiting longer than the pool's timeout."""
+    answer = api()
+    assert answer.status == 503 and answer.error()["code"] == "service_unavailable", answer.body[:300]
+    assert answer.headers["Retry-After"] == "5" and answer.seconds < POOL_TIMEOUT + 3
+    answer = page()
+    assert answer.status == 503 and answer.headers["Content-Type"].startswith("text/html"), answer.body[:300]
+    assert b"HistoryHub is unavailable" in answer.body and answer.headers["Retry-After"] == "5"
+    assert answer.seconds < POOL_TIMEOUT + 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_postgresql_restarting_or_away_never_gets_a_500_and_service_comes_back_by_itself(tmp_path, static_root):
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's connection pool and restarts")
+    _, key = ApiKey.issue("faults", "write")
+    proxy = TcpProxy("127.0.0.1", int(connection.settings_dict["PORT"] or 5432))
+    environment = {
+        "WEB_CONCURRENCY": "2",
+        "DATABASE_POOL_TIMEOUT": str(POOL_TIMEOUT),
+        "DATABASE_CONNECT_TIMEOUT": str(POOL_TIMEOUT),
+    }
+    try:
+        with production_server(tmp_path, static_root, database_url(proxy.port), **environment) as base:
+
+            def api():
+                return call(f"{base}/api/v1/sessions", {"Authorization": f"Bearer {key}"})
+
+            def page():
+                # An unknown session cookie: the page looks it up in the database, then sends to the login.
+                return call(f"{base}/approvals/", {"Cookie": "sessionid=no-such-session"})
+
+            assert [api().status for _ in range(10)] == [200] * 10
+            assert [page().status for _ in range(10)] == [302] * 10
+
+            # A restart: every idle pooled connection is dead; each is checked and replaced before use.
+            assert restart_other_backends() > 0
+            assert [api().status for _ in range(20)] == [200] * 20
+            assert [page().status for _ in range(20)] == [302] * 20
+
+            # Down: connections are refused.
+            proxy.refuse()
+            assert_unavailable(api, page)
+
+            # Unreachable: connections hang, and the connect timeout ends each attempt.
+            proxy.blackhole()
+            assert_unavailable(api, page)
+
+            proxy.forward()
+            deadline = time.monotonic() + 30
+            while (answer := api()).status == 503 and time.monotonic() < deadline:
+                assert answer.error()["code"] == "service_unavailable"
+            assert answer.status == 200
+            assert page().status == 302
+    finally:
+        proxy.close()
+
+
+def redis_is_running():
+    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", 6379), timeout=1):
+        return True
+    return False
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_a_redis_cache_every_worker_counts_against_one_rate_limit(tmp_path, static_root):
+    if not redis_is_running():
+        pytest.skip("Redis is not running on 127.0.0.1:6379")
+    _, key = ApiKey.issue("limited", "read")
+    environment = {"WEB_CONCURRENCY": "2", "CACHE_URL": "redis://127.0.0.1:6379/0", "API_RATE_LIMITS": "10/min"}
+    with production_server(tmp_path, static_root, database_url(), **environment) as base:
+        answers = [call(f"{base}/api/v1/sessions", {"Authorization": f"Bearer {key}"}) for _ in range(14)]
+
+    assert [answer.status for answer in answers] == [200] * 10 + [429] * 4
+    for answer in answers[10:]:
+        assert answer.error()["code"] == "rate_limited"
+        assert 1 <= int(answer.headers["Retry-After"]) <= 60
