@@ -66,6 +66,7 @@ def read_api(read_key):
 
 def make_approver(username="owner", password="owner-password-1"):
     user = User.objects.create_user(username, password=password)
+    # get_or_create: tests on a transactional database flush what the migrations made.
     group, _ = Group.objects.get_or_create(name="Approvers")
     group.permissions.add(Permission.objects.get(codename="decide_clientaction"))
     user.groups.add(group)

@@ -1,4 +1,4 @@
-from django.contrib.auth.models import Group, Permission, User
+from django.contrib.auth.models import Group, User
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
@@ -11,7 +11,7 @@ DEMO_KEY_NAME = "demo key (seed_demo)"
 
 
 class Command(BaseCommand):
-    help = "Load demo sessions, the Approvers group, a demo login and a fresh demo API key. Safe to run twice."
+    help = "Load demo sessions, a demo login (an approver) and a fresh demo API key. Safe to run twice."
 
     def add_arguments(self, parser):
         parser.add_argument("--quiet-credentials", action="store_true", help="Do not print the login and key.")
@@ -19,8 +19,8 @@ class Command(BaseCommand):
     def handle(self, *args, quiet_credentials=False, **options):
         write_demo()
         with transaction.atomic():
-            approvers, _ = Group.objects.get_or_create(name="Approvers")
-            approvers.permissions.add(Permission.objects.get(codename="decide_clientaction"))
+            # The migrations made the Approvers group (history 0003).
+            approvers = Group.objects.get(name="Approvers")
             # A superuser, so the demo login can explore the admin too.
             user, created = User.objects.get_or_create(
                 username=DEMO_USERNAME, defaults={"is_staff": True, "is_superuser": True}
