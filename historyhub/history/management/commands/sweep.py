@@ -43,6 +43,9 @@ class Command(BaseCommand):
             if every is None:
                 return
             connections.close_all()
-            time.sleep(every)
-            if os.getppid() != parent:
-                return
+            deadline = time.monotonic() + every
+            while time.monotonic() < deadline:
+                # Looked at every second, so the sweep ends soon after the server that started it.
+                if os.getppid() != parent:
+                    return
+                time.sleep(min(1, max(0, deadline - time.monotonic())))
