@@ -321,3 +321,16 @@ def test_message_search_finds_sessions_by_text_around_hostile_characters(session
     item_log.append(session_id, [{"role": "user", "content": "parcel\u0000\ud800 tracking"}])
 
     assert [session.id for session in sessions.search(q="tracking")] == [session_id]
+
+
+@pytest.mark.parametrize("batch", [1, 60], ids=["a turn", "a large batch"])
+def test_hostile_items_come_back_exactly_whichever_way_the_batch_is_written(session_id, batch):
+    # PostgreSQL takes a small batch as one INSERT and a large one through COPY (historyhub.history.bulk).
+    items = [{"id": f"hostile_{n}", "type": "custom", "n": n, **HOSTILE} for n in range(batch)]
+
+    item_log.append(session_id, items)
+
+    texts = list(item_log.iter_item_texts(session_id))
+    assert len(texts) == batch
+    for text, item in zip(texts, items, strict=True):
+        assert_text_round_trips(text, item)
