@@ -9,7 +9,7 @@ allocated and projections updated by one writer at a time per session.
 
 from typing import NamedTuple
 
-from django.db.models import Max
+from django.db.models import Max, Subquery
 
 from historyhub.history import bulk, client_actions, jsonvalues, validation
 from historyhub.history.dialects import base
@@ -259,21 +259,28 @@ def iter_item_texts(session_id, limit=None):
     """The logical history as stored JSON texts, chronological, read in bounded chunks.
 
     The upper bound is fixed when reading starts, so a writer appending while
-    the answer streams does not make it longer than the history was.
+    the answer streams does not make it longer than the history was. An
+    unknown session has no items.
     """
-    session = Session.objects.filter(pk=session_id).only("epoch_start", "item_count").first()
-    if session is None or limit == 0:
+    if limit == 0:
         return
-    rows = logical_rows(session)
+    # The current epoch's start is read in the same statement: one round trip for the newest items.
+    epoch_start = Session.objects.filter(pk=session_id).values("epoch_start")[:1]
+    rows = Item.objects.filter(session_id=session_id, position__gte=Subquery(epoch_start))
+    if limit is not None and limit <= STREAM_CHUNK:
+        newest = list(rows.order_by("-position").values_list("data", flat=True)[:limit])
+        yield from reversed(newest)
+        return
     last = rows.aggregate(last=Max("position"))["last"]
     if last is None:
         return
-    after = session.epoch_start - 1
-    # A limit of at least the item count means every item; the database is not
-    # asked for an offset that may not fit its integers.
-    if limit is not None and limit < session.item_count:
+    after = 0
+    # A limit of at least the item count means every item; the database is not asked for an offset
+    # that may not fit its integers.
+    item_count = Session.objects.filter(pk=session_id).values_list("item_count", flat=True).first() or 0
+    if limit is not None and limit < item_count:
         start = rows.order_by("-position").values_list("position", flat=True)[limit - 1 : limit]
-        after = start[0] - 1 if start else after
+        after = start[0] - 1 if start else 0
     while True:
         chunk = list(
             rows.filter(position__gt=after, position__lte=last)
