@@ -38,6 +38,8 @@ def dumps(value):
         raise ValueError("is nested too deeply") from None
     except ValueError:
         raise ValueError("holds a number JSON cannot carry (NaN, Infinity or too many digits)") from None
+    if text.isascii():
+        return text
     # A surrogate can only stand inside a string, where its escape reads back the same.
     return _SURROGATE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
@@ -128,4 +130,6 @@ def column_text(value):
     Only for what is kept beside the JSON (search text, previews, keys, names
     read from items); the item's JSON keeps the exact value.
     """
+    if value.isascii() and "\x00" not in value:
+        return value
     return _NOT_COLUMN_TEXT.sub("\ufffd", value)

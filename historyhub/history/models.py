@@ -169,8 +169,11 @@ class TimelineEntry(models.Model):
         indexes = [
             models.Index(fields=["session", "epoch", "seq"], name="timeline_page"),
             models.Index(fields=["session", "changed_version"], name="timeline_changes"),
-            # An output finds the entry of its call; most entries are messages, which show none.
-            models.Index(fields=["session", "call_id"], name="timeline_by_call", condition=~models.Q(call_id="")),
+            # An output finds the entry of its call; most entries are messages, which show none (the
+            # queries repeat the condition, so SQLite's planner may use the index: timeline.TimelineWriter).
+            models.Index(
+                fields=["session", "call_id", "epoch"], name="timeline_by_call", condition=~models.Q(call_id="")
+            ),
         ]
         verbose_name_plural = "timeline entries"
 

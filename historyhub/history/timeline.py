@@ -94,7 +94,9 @@ class TimelineWriter:
         if not wanted:
             return
         self._loaded_calls |= wanted
-        rows = TimelineEntry.objects.filter(session=self.session, epoch=self.session.epoch, call_id__in=wanted)
+        rows = TimelineEntry.objects.filter(session=self.session, epoch=self.session.epoch, call_id__in=wanted).exclude(
+            call_id=""
+        )  # The index's own condition, which lets SQLite use it.
         for row in rows.order_by("seq"):
             self._remember(Entry.from_row(row))
 

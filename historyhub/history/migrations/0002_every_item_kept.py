@@ -82,7 +82,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddIndex(
             model_name='timelineentry',
-            index=models.Index(condition=models.Q(('call_id', ''), _negated=True), fields=['session', 'call_id'], name='timeline_by_call'),
+            index=models.Index(condition=models.Q(('call_id', ''), _negated=True), fields=['session', 'call_id', 'epoch'], name='timeline_by_call'),
         ),
         migrations.RunPython(fill_new_fields, migrations.RunPython.noop),
     ]
