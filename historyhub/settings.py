@@ -219,7 +219,7 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 
-# HistoryHub limits (API.md "Conventions") -----------------------------------
+# HistoryHub limits (docs/api.md, "Limits") -------------------------------------
 
 HISTORYHUB_MAX_BODY_BYTES = envint("HISTORYHUB_MAX_BODY_BYTES", 10 * 1024 * 1024)
 HISTORYHUB_MAX_ITEMS_PER_REQUEST = envint("HISTORYHUB_MAX_ITEMS_PER_REQUEST", 1000)

@@ -170,7 +170,7 @@ def card(entry, item, action=None, now=None):
         "seq": entry.seq,
         "key": entry.key,
         "type": entry.type,
-        # One template per history item type of API.md.
+        # One template per history item type (docs/timeline.md).
         "template": f"dashboard/entries/{entry.type}.html",
         "created_at": entry.created_at,
         "item": item,

@@ -1,4 +1,4 @@
-"""The errors of API.md: a code, an HTTP status and a human sentence.
+"""The errors of the API (docs/api.md, "Errors"): a code, an HTTP status and a human sentence.
 
 The domain raises them; the API turns them into ``{"error": {"code", "message"}}``
 and the dashboard into a message for the person.
