@@ -50,6 +50,7 @@ api = HistoryHubAPI(
     parser=StrictJSONParser(),
 )
 api.add_router("/v1", history_router)
+api.add_router("/v1", "historyhub.runs.api.router")
 
 
 def error_response(request, code, message, status):

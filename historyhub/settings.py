@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "historyhub.history",
     "historyhub.apikeys",
     "historyhub.dashboard",
+    "historyhub.runs",
 ]
 
 MIDDLEWARE = [
