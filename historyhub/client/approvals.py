@@ -156,9 +156,12 @@ async def run_with_approvals(
     )
 
     async def start():
-        with contextlib.suppress(HistoryHubError):
-            # The session may not exist yet; one of another agent is fine too (409).
+        try:
+            # The session may not exist yet; runStatus needs it.
             await session.client.create_session(session.agent or agent.name, session.session_id)
+        except HistoryHubError as error:
+            if error.code != "session_conflict":
+                raise
         await session.client.update_session(session.session_id, run_status="running")
         return await Runner.run(agent, input, session=session, **run_options)
 
@@ -232,36 +235,50 @@ async def _resume_parked(run, parked):
 
 
 async def _follow(run, start):
-    """Start the run, then answer its approvals until it ends or parks; runStatus follows."""
-    try:
-        result = await start()
-        while result.interruptions:
-            state = result.to_state()
-            decided = await _ask(run, state)
-            if decided is None:
-                return result
-            result = await _resume(run, state, decided)
-    except Exception:
-        with contextlib.suppress(HistoryHubError):
-            # Already failing: the run's own error is the one to raise.
-            await _forget(run, "failed")
-        raise
-    await _forget(run, "completed")
+    """Start the run, then answer its approvals until it ends or parks; runStatus follows.
+
+    A failure of the run itself (or of parking it) marks it failed. A failure
+    while it waits for people leaves it parked, for this process to retry or
+    for a resumer to finish.
+    """
+    result = await _or_fail(run, start)
+    while result.interruptions:
+        state = result.to_state()
+        actions = await _or_fail(run, functools.partial(_park, run, state))
+        decided = await _decisions(run, actions)
+        if decided is None:
+            return result
+        result = await _or_fail(run, functools.partial(_resume, run, state, decided))
+    await _forget(run)
+    await run.client.update_session(run.session.session_id, run_status="completed")
     return result
 
 
-async def _forget(run, run_status):
-    await run.client.update_session(run.session.session_id, run_status=run_status)
-    if run.parked:
+async def _or_fail(run, step):
+    try:
+        return await step()
+    except Exception:
         with contextlib.suppress(HistoryHubError):
-            await run.client.delete_run(run.session.session_id, run.run_id)
+            # Already failing: the run's own error is the one to raise.
+            await _forget(run)
+            await run.client.update_session(run.session.session_id, run_status="failed")
+        raise
 
 
-async def _ask(run, state):
-    """Open a client action for each pending approval, park the run, and wait for the decisions.
+async def _forget(run):
+    """Delete the run's parked state once it ended: left behind, a resumer would run its tools again."""
+    if not run.parked:
+        return
+    try:
+        await run.client.delete_run(run.session.session_id, run.run_id)
+    except HistoryHubError as error:
+        if error.code != "not_found":
+            raise
+    run.parked = False
 
-    Returns the decided actions by call id, or None when ``run.wait`` ran out first (the run stays parked).
-    """
+
+async def _park(run, state):
+    """Open a client action for each pending approval and park the run until they are decided; the actions."""
     client, session_id = run.client, run.session.session_id
     expires_at = _expires_at(run.expires_in)
     actions = []
@@ -279,12 +296,21 @@ async def _ask(run, state):
     call_ids = [action["callId"] for action in actions]
     await client.park_run(session_id, run.run_id, agent=run.agent.name, state=state.to_string(), call_ids=call_ids)
     run.parked = True
+    return actions
+
+
+async def _decisions(run, actions):
+    """Tell people, wait for their decisions, and claim the run: the decided actions by call id.
+
+    None when ``run.wait`` ran out first, or another process resumes the run: it stays parked.
+    """
+    client, session_id = run.client, run.session.session_id
     if run.on_approval_request is not None:
         for action in actions:
             announced = run.on_approval_request(action)
             if inspect.isawaitable(announced):
                 await announced
-    waits = [client.wait_for_client_action(session_id, call_id, timeout=run.wait) for call_id in call_ids]
+    waits = [client.wait_for_client_action(session_id, action["callId"], timeout=run.wait) for action in actions]
     decided = await asyncio.gather(*waits)
     if any(_undecided(action) for action in decided):
         return None

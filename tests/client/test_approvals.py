@@ -6,6 +6,7 @@ import json
 import pytest
 from agents import Agent, function_tool
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+from agents.tool_context import ToolContext
 
 from historyhub.client import HistoryHubSession
 from historyhub.client.approvals import EXPIRED, approval_tool, resume_decided_runs, run_with_approvals
@@ -330,3 +331,50 @@ def test_the_model_sees_the_history_the_session_keeps(connect):
 
     items = run(coroutine())
     assert json.dumps(shop.model.calls[-1].input, sort_keys=True) == json.dumps(items[:3], sort_keys=True)
+
+
+def test_an_async_tool_that_takes_its_context_runs_with_edited_arguments(connect):
+    calls = []
+
+    @approval_tool(name_override="issue_refund")
+    async def refund(ctx: ToolContext, order: int, amount: float) -> str:
+        """Refund part of an order to the customer's card."""
+        calls.append((ctx.tool_call_id, order, amount))
+        return "ok"
+
+    model = ScriptedModel(
+        [[function_call("issue_refund", REFUND, call_id="call_async")], [assistant_message("Done.", item_id="m")]]
+    )
+    agent = Agent(name="support", model=model, tools=[refund])
+    seen = []
+
+    async def coroutine():
+        async with connect() as client:
+            decide = person(client, "async-tool", "approve", seen, arguments={"order": 1234, "amount": 7})
+            await run_with_approvals(
+                agent, "Refund", session=HistoryHubSession("async-tool", client), on_approval_request=decide
+            )
+
+    run(coroutine())
+    assert calls == [("call_async", 1234, 7.0)]
+
+
+def test_a_result_a_client_application_supplied_stands_in_for_the_tool(connect):
+    shop = Shop()
+
+    async def coroutine():
+        async with connect() as client:
+
+            async def client_application(action):
+                await client.supply_result("supplied", action["callId"], "Refunded by the billing system.")
+
+            await run_with_approvals(
+                shop.agent,
+                "Refund",
+                session=HistoryHubSession("supplied", client),
+                on_approval_request=client_application,
+            )
+
+    run(coroutine())
+    assert shop.refunds == []
+    assert shop.tool_output() == "Refunded by the billing system."
