@@ -5,8 +5,9 @@ PYTHON ?= $(shell for p in python3 python3.13 python3.12 python3.11; do \
 VENV := .venv
 BIN := $(VENV)/bin
 DEV_ENV := DEBUG=True
+JS := clients/js
 
-.PHONY: run test check venv demo clean
+.PHONY: run test test-js check venv node-modules demo clean
 
 venv: $(VENV)/.installed
 
@@ -15,6 +16,13 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+# The JavaScript client's dependencies, exactly as its lockfile pins them.
+node-modules: $(JS)/node_modules/.installed
+
+$(JS)/node_modules/.installed: $(JS)/package.json $(JS)/package-lock.json
+	cd $(JS) && npm ci --no-audit --no-fund
 	touch $@
 
 demo: venv
@@ -26,6 +34,11 @@ run: demo
 
 test: venv
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(MAKE) --no-print-directory test-js
+
+# The JavaScript client against a live server run by this venv's Python, on DATABASE_URL's database.
+test-js: venv node-modules
+	cd $(JS) && PYTHON=$(abspath $(BIN)/python) npm test
 
 # Guard rails: lint, format, migrations in step with the models, Django's system checks.
 check: venv
@@ -35,4 +48,4 @@ check: venv
 	$(DEV_ENV) $(BIN)/python manage.py check
 
 clean:
-	rm -rf $(VENV) data staticfiles test-artifacts
+	rm -rf $(VENV) data staticfiles test-artifacts $(JS)/node_modules

@@ -12,6 +12,7 @@ from ninja.parser import Parser
 from historyhub.apikeys.auth import ApiKeyAuth
 from historyhub.history.api import router as history_router
 from historyhub.history.errors import DomainError
+from historyhub.idempotency import openapi as idempotency_openapi
 
 BODY_MESSAGE = "The request body must be a JSON object."
 
@@ -39,6 +40,10 @@ class HistoryHubAPI(NinjaAPI):
         """The view's name in camelCase (createSession, appendItems), for generated clients."""
         first, *rest = operation.view_func.__name__.split("_")
         return first + "".join(word.capitalize() for word in rest)
+
+    def get_openapi_schema(self, *, path_prefix=None, path_params=None):
+        schema = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+        return idempotency_openapi.document(schema)
 
 
 api = HistoryHubAPI(

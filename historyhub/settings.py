@@ -68,6 +68,7 @@ INSTALLED_APPS = [
     "historyhub.history",
     "historyhub.apikeys",
     "historyhub.dashboard",
+    "historyhub.idempotency",
     "historyhub.runs",
 ]
 
@@ -84,6 +85,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, next to the view: a keyed write runs in the transaction that records its answer.
+    "historyhub.idempotency.middleware.IdempotencyMiddleware",
 ]
 
 ROOT_URLCONF = "historyhub.urls"
@@ -189,6 +192,12 @@ SESSION_COOKIE_HTTPONLY = True
 HISTORYHUB_MAX_BODY_BYTES = envint("HISTORYHUB_MAX_BODY_BYTES", 10 * 1024 * 1024)
 HISTORYHUB_MAX_ITEMS_PER_REQUEST = envint("HISTORYHUB_MAX_ITEMS_PER_REQUEST", 1000)
 HISTORYHUB_MAX_ITEM_BYTES = envint("HISTORYHUB_MAX_ITEM_BYTES", 1024 * 1024)
+# How deep a JSON value may nest; deeper ones are refused when they come in (historyhub.history.jsonvalues).
+HISTORYHUB_MAX_JSON_DEPTH = envint("HISTORYHUB_MAX_JSON_DEPTH", 100)
+# Idempotency-Key records are kept at least this long, then pruned (docs/idempotency.md).
+HISTORYHUB_IDEMPOTENCY_TTL_HOURS = envint("HISTORYHUB_IDEMPOTENCY_TTL_HOURS", 24)
+if HISTORYHUB_IDEMPOTENCY_TTL_HOURS < 24:
+    raise ImproperlyConfigured("HISTORYHUB_IDEMPOTENCY_TTL_HOURS must be at least 24: keys are kept that long")
 # Django's own cap on request.body sits above ours so our 413 answers first.
 DATA_UPLOAD_MAX_MEMORY_SIZE = HISTORYHUB_MAX_BODY_BYTES + 1024
 

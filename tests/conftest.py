@@ -17,16 +17,16 @@ class ApiClient:
         self.client = Client()
         self.key = key
 
-    def _headers(self):
-        return {"Authorization": f"Bearer {self.key}"} if self.key else {}
+    def _headers(self, extra):
+        return {**({"Authorization": f"Bearer {self.key}"} if self.key else {}), **(extra or {})}
 
-    def request(self, method, path, body=None, raw=None, **params):
+    def request(self, method, path, body=None, raw=None, headers=None, **params):
         url = path if path.startswith("/") else f"/api/v1/{path}"
         data = raw if raw is not None else (json.dumps(body) if body is not None else None)
         call = getattr(self.client, method.lower())
         if method.upper() == "GET":
-            return call(url, params, headers=self._headers())
-        return call(url, data, content_type="application/json", headers=self._headers())
+            return call(url, params, headers=self._headers(headers))
+        return call(url, data, content_type="application/json", headers=self._headers(headers))
 
     def get(self, path, **params):
         return self.request("GET", path, **params)

@@ -11,8 +11,9 @@ from urllib.parse import urlencode
 
 from django.db.models import Max
 from django.urls import reverse
+from django.utils import timezone
 
-from historyhub.history import history_pages, jsonvalues, validation
+from historyhub.history import client_actions, history_pages, jsonvalues, validation
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import ClientAction, TimelineEntry
 
@@ -143,22 +144,25 @@ def rebuild(session):
 # Cards -------------------------------------------------------------------------
 
 
+def asks_a_person(entry_type, item):
+    """Whether the entry shows a client action: its own card, or the card of the call it gates."""
+    return entry_type == "client_action" or (entry_type == "action" and "approval" in item)
+
+
 def cards(session, entries):
     """The cards of timeline entries, with the client action records their cards need, in one query."""
-    items = [(entry, entry.value) for entry in entries]
-    call_ids = [item["callId"] for entry, item in items if entry.type == "client_action" and item.get("callId")]
+    now = timezone.now()
+    items = [(entry, client_actions.as_shown(entry.type, entry.value, now)) for entry in entries]
+    keys = [entry.key for entry, item in items if asks_a_person(entry.type, item)]
     actions = {}
-    if call_ids:
+    if keys:
         actions = {
-            action.call_id: action for action in ClientAction.objects.filter(session=session, call_id__in=call_ids)
+            action.entry_key: action for action in ClientAction.objects.filter(session=session, entry_key__in=keys)
         }
-    return [
-        card(entry, item, actions.get(item.get("callId")) if entry.type == "client_action" else None)
-        for entry, item in items
-    ]
+    return [card(entry, item, actions.get(entry.key), now) for entry, item in items]
 
 
-def card(entry, item, action=None):
+def card(entry, item, action=None, now=None):
     """What a template needs to draw one timeline entry."""
     status = item.get("status") if isinstance(item.get("status"), str) else ""
     data = {
@@ -173,10 +177,10 @@ def card(entry, item, action=None):
         "status": status,
         "status_class": status if status in KNOWN_STATUSES else "other",
     }
+    if action is not None or entry.type == "client_action":
+        data.update(client_action_view(item, action, now or timezone.now()))
     if entry.type == "message":
         data["role"] = item.get("role")
-    elif entry.type == "client_action":
-        data.update(client_action_view(item, action))
     elif entry.type == "subagent":
         data["child_url"] = session_url(item.get("childSessionId"))
     elif entry.type == "evaluation":
@@ -185,13 +189,14 @@ def card(entry, item, action=None):
     return data
 
 
-def client_action_view(item, action):
-    """A client action card: its state comes from the record when there is one (opened here or by the agent)."""
-    state = action.status if action is not None else (item.get("status") or "")
+def client_action_view(item, action, now):
+    """What a card says about its client action: the record's state as it reads now (an expiry shows by itself)."""
+    state = action.status_at(now) if action is not None else (item.get("status") or "")
     view = {
         "action": action,
         "state": state,
         "state_class": state if state in KNOWN_STATUSES else "other",
+        "waiting": state == "waiting",
         "edited": False,
     }
     if action is not None and action.approved_arguments_json is not None:

@@ -30,10 +30,9 @@ from historyhub.dashboard.forms import (
     SessionFilters,
     TimelineQuery,
 )
-from historyhub.dashboard.templatetags.historyhub import waiting_total
 from historyhub.history import client_actions, sessions
 from historyhub.history.errors import DomainError, SessionNotFound
-from historyhub.history.models import Session, TimelineEntry
+from historyhub.history.models import ClientAction, Session, TimelineEntry
 
 DECIDE = "history.decide_clientaction"
 SESSIONS_PAGE_SIZE = 25
@@ -121,7 +120,6 @@ def in_use(query):
 @login_required
 @vary_on_headers("HX-Request")
 def session_detail(request, session_id):
-    client_actions.expire_overdue()
     session = session_or_404(session_id)
     query = TimelineQuery(request.GET)
     if not query.is_valid():
@@ -143,7 +141,6 @@ def session_updates(request, session_id):
     query = CursorQuery(request.GET)
     if not query.is_valid():
         return HttpResponseBadRequest("since, epoch, seq and pk must be whole numbers.")
-    client_actions.expire_overdue()
     session = session_or_404(session_id)
     data = query.cleaned_data
     cursor = timeline.Cursor(version=data["since"], epoch=data["epoch"], seq=data["seq"], pk=data["pk"])
@@ -160,8 +157,9 @@ def session_updates(request, session_id):
 def decide_entry(request, session_id, entry_id):
     """Approve or reject the client action of one timeline card, and answer with the card as it is now."""
     session = session_or_404(session_id)
-    entry = TimelineEntry.objects.filter(session=session, pk=entry_id, type="client_action").first()
-    if entry is None:
+    entry = TimelineEntry.objects.filter(session=session, pk=entry_id).first()
+    action = ClientAction.objects.filter(session=session, entry_key=entry.key).first() if entry else None
+    if action is None:
         raise Http404("No such client action card.")
     form = DecisionForm(request.POST)
     status = 200
@@ -169,7 +167,7 @@ def decide_entry(request, session_id, entry_id):
         try:
             client_actions.decide(
                 session.id,
-                entry.value.get("callId"),
+                action.call_id,
                 decision=form.cleaned_data["decision"],
                 comment=form.cleaned_data["comment"],
                 arguments=form.cleaned_data["arguments"],
@@ -223,7 +221,7 @@ def approvals_context(actions, stamp, page):
 @login_required
 @vary_on_headers("HX-Request")
 def approvals(request):
-    actions = client_actions.waiting_and_resolved(status="waiting")
+    actions = client_actions.listing(status="waiting")
     stamp = approvals_stamp(actions)
     if request.GET.get("since") == stamp:
         return HttpResponse(status=204)
@@ -264,7 +262,7 @@ def decide_selected(request):
 
     page = form.cleaned_data.get("page") or 1
     if request.htmx:
-        actions = client_actions.waiting_and_resolved(status="waiting")
+        actions = client_actions.listing(status="waiting")
         context = approvals_context(actions, approvals_stamp(actions), page)
         status = 200 if form.is_valid() else 422
         return render(request, "dashboard/fragments/approvals_result.html", context, status=status)
@@ -275,7 +273,7 @@ def decide_selected(request):
 @login_required
 def inbox_count(request):
     """The navigation's count of waiting actions; 204 while it is the number the page shows."""
-    waiting = waiting_total()
+    waiting = client_actions.waiting_count()
     if request.GET.get("since") == str(waiting):
         return HttpResponse(status=204)
     return render(request, "dashboard/fragments/inbox_count.html", {"waiting": waiting})

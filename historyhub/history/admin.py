@@ -139,8 +139,8 @@ class SessionAdmin(admin.ModelAdmin):
 
     def save_model(self, request, obj, form, change):
         """Changes go through sessions.update, which raises the version pollers watch and tells a parent."""
-        fields = {"name": "name", "status": "status", "run_status": "runStatus", "metadata_json": "metadata"}
-        sessions.update(obj.id, {fields[name]: form.cleaned_data[name] for name in form.changed_data})
+        fields = {"name": "name", "status": "status", "run_status": "run_status", "metadata_json": "metadata"}
+        sessions.update(obj.id, **{fields[name]: form.cleaned_data[name] for name in form.changed_data})
 
     def get_deleted_objects(self, objs, request):
         """A session's log, timeline, client actions and operations go with it (sessions.delete).
@@ -166,8 +166,8 @@ class SessionAdmin(admin.ModelAdmin):
 
 @admin.register(Item)
 class ItemAdmin(ReadOnlyAdmin):
-    list_display = ("session_id", "position", "epoch", "kind", "role", "item_key", "received_at")
-    list_filter = ("kind", "role")
+    list_display = ("session_id", "position", "epoch", "type", "role", "item_key", "received_at")
+    list_filter = ("type", "role")
     search_fields = ("=session__id", "=item_key")
     list_select_related = False
     ordering = ("session_id", "-position")
@@ -175,7 +175,7 @@ class ItemAdmin(ReadOnlyAdmin):
         "session_link",
         "position",
         "epoch",
-        "kind",
+        "type",
         "role",
         "item_key",
         "call_id",

@@ -9,12 +9,12 @@ from historyhub.apikeys.auth import resolved_by
 from historyhub.history import (
     chat_format,
     client_actions,
-    entries,
     history_pages,
     item_log,
     sessions,
     transactions,
     validation,
+    wire_entries,
 )
 from historyhub.history.schemas import (
     SESSION_ID_PATTERN,
@@ -113,7 +113,10 @@ def get_session(request, session_id: SessionId):
 @router.patch("/sessions/{sessionId}", response={200: SessionSnapshot, **errors(403, 404, 413)})
 def update_session(request, session_id: SessionId, body: SessionPatch):
     """Change only the fields sent."""
-    return sessions.snapshot(sessions.update(session_id, body.model_dump(exclude_unset=True)))
+    changes = body.model_dump(exclude_unset=True)
+    if "runStatus" in changes:
+        changes["run_status"] = changes.pop("runStatus")
+    return sessions.snapshot(sessions.update(session_id, **changes))
 
 
 @router.delete("/sessions/{sessionId}", response={204: None, **errors(403, 404)})
@@ -155,7 +158,9 @@ def _json_items(texts):
 @router.post("/sessions/{sessionId}/items", response={200: Appended, **errors(403, 413)})
 def append_items(request, session_id: SessionId, body: ItemsAppend):
     """Append items; one whose id the log already holds is not inserted again."""
-    inserted, item_count = item_log.append(session_id, body.items, agent=body.agent)
+    inserted, item_count = item_log.append(
+        session_id, body.items, agent=body.agent, skip_existing_ids=body.skipExistingIds
+    )
     return {"inserted": inserted, "itemCount": item_count}
 
 
@@ -192,10 +197,10 @@ def apply_transaction(request, session_id: SessionId, body: TransactionIn):
     return {"applied": applied}
 
 
-@router.get("/sessions/{sessionId}/responses/{messageId}", response={200: ResponseLookup, **errors()})
+@router.get("/sessions/{sessionId}/responses/{path:messageId}", response={200: ResponseLookup, **errors()})
 def find_response(request, session_id: SessionId, message_id: MessageId):
     """The turn a user message opened and its response items."""
-    return entries.find_response(session_id, message_id)
+    return wire_entries.find_response(session_id, message_id)
 
 
 # Wire entries ------------------------------------------------------------------
@@ -204,13 +209,13 @@ def find_response(request, session_id: SessionId, message_id: MessageId):
 @router.get("/sessions/{sessionId}/entries", response={200: EntryList, **errors()})
 def list_entries(request, session_id: SessionId):
     """Turns and injections, in order."""
-    return {"entries": entries.entries(session_id)}
+    return {"entries": wire_entries.wire_entries(session_id)}
 
 
 @router.post("/sessions/{sessionId}/injections", response={201: InjectionEntry, **errors(403, 413)})
 def create_injection(request, session_id: SessionId, body: InjectionIn):
     """Store an assistant message that belongs to no turn."""
-    return Status(201, entries.inject(session_id, body.content, entry_id=body.id))
+    return Status(201, wire_entries.inject(session_id, body.content, entry_id=body.id))
 
 
 # Chat-format history ---------------------------------------------------------------
@@ -251,24 +256,17 @@ def open_client_action(request, session_id: SessionId, body: ClientActionIn):
 @router.get("/client-actions", response={200: ClientActionPage, **errors()})
 def list_client_actions(request, filters: Query[ClientActionFilters]):
     """Client actions across sessions, oldest first."""
-    found = client_actions.waiting_and_resolved(
-        status=filters.status, agent=filters.agent, session_id=filters.sessionId
-    )
+    found = client_actions.listing(status=filters.status, agent=filters.agent, session_id=filters.sessionId)
     return page_answer(found, filters, client_actions.as_dict)
 
 
-@router.get("/sessions/{sessionId}/client-actions/{callId}", response={200: ClientActionOut, **errors(404)})
-def get_client_action(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
-    """One action; with wait, answered as soon as it leaves waiting or after that many seconds."""
-    if query.wait:
-        action = client_actions.wait_for_resolution(session_id, call_id, query.wait)
-    else:
-        action = client_actions.get(session_id, call_id)
-    return client_actions.as_dict(action)
+# Call ids may hold "/" (sent as %2F, which servers decode before routing): the ids are matched as paths,
+# the routes ending in /result and /decision come first, and a GET of one of them reads the action whose id
+# ends that way. docs/api.md, "Ids in paths".
 
 
 @router.post(
-    "/sessions/{sessionId}/client-actions/{callId}/result",
+    "/sessions/{sessionId}/client-actions/{path:callId}/result",
     response={200: ClientActionOut, **errors(403, 404, 409, 413)},
 )
 def supply_client_action_result(request, session_id: SessionId, call_id: CallId, body: ResultIn):
@@ -279,8 +277,17 @@ def supply_client_action_result(request, session_id: SessionId, call_id: CallId,
     return client_actions.as_dict(action)
 
 
+@router.get(
+    "/sessions/{sessionId}/client-actions/{path:callId}/result",
+    response={200: ClientActionOut, **errors(404)},
+    include_in_schema=False,
+)
+def get_client_action_ending_in_result(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
+    return get_client_action(request, session_id, f"{call_id}/result", query)
+
+
 @router.post(
-    "/sessions/{sessionId}/client-actions/{callId}/decision",
+    "/sessions/{sessionId}/client-actions/{path:callId}/decision",
     response={200: ClientActionOut, **errors(403, 404, 409, 413)},
 )
 def decide_client_action(request, session_id: SessionId, call_id: CallId, body: DecisionIn):
@@ -293,4 +300,23 @@ def decide_client_action(request, session_id: SessionId, call_id: CallId, body: 
         arguments=body.arguments,
         resolved_by=resolved_by(request),
     )
+    return client_actions.as_dict(action)
+
+
+@router.get(
+    "/sessions/{sessionId}/client-actions/{path:callId}/decision",
+    response={200: ClientActionOut, **errors(404)},
+    include_in_schema=False,
+)
+def get_client_action_ending_in_decision(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
+    return get_client_action(request, session_id, f"{call_id}/decision", query)
+
+
+@router.get("/sessions/{sessionId}/client-actions/{path:callId}", response={200: ClientActionOut, **errors(404)})
+def get_client_action(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
+    """One action; with wait, answered as soon as it leaves waiting or after that many seconds."""
+    if query.wait:
+        action = client_actions.wait_for_resolution(session_id, call_id, query.wait)
+    else:
+        action = client_actions.get(session_id, call_id)
     return client_actions.as_dict(action)

@@ -1,15 +1,19 @@
-"""Chat-format history (chat-history-restore.txt): the logical history as
-Chat Completions messages, and a validated, all-or-nothing import of them.
+"""Chat-format history (docs/chat-format.md): the logical history as Chat
+Completions messages, and a validated, all-or-nothing import of them.
+
+Export asks each item's dialect module for its messages (``to_chat``), which
+build them through ``Conversation``; what export returns, import accepts and
+stores back unchanged, so a round trip loses nothing.
 """
 
 import json
 
 from historyhub.history import dialects, item_log
+from historyhub.history.dialects import base, content
 from historyhub.history.errors import InvalidHistory
 from historyhub.history.models import Session
 
 ROLES = ("system", "user", "assistant", "tool")
-CHAT_FIELDS = ("role", "content", "tool_calls", "tool_call_id", "name")
 
 
 def validate(messages):
@@ -42,73 +46,87 @@ def import_messages(session_id, messages, agent=None):
     return item_log.replace(session_id, validate(messages), agent)
 
 
-def _text(value):
-    if isinstance(value, str) or value is None:
-        return value
-    if isinstance(value, dict) and isinstance(value.get("text"), str):
-        return value["text"]
-    if isinstance(value, list):
-        texts = [part.get("text") for part in value if isinstance(part, dict) and isinstance(part.get("text"), str)]
-        if len(texts) == len(value):
-            return "".join(texts)
-    return json.dumps(value, ensure_ascii=False)
+def export(session_id):
+    """The logical history as Chat Completions messages, with no system message."""
+    session = Session.objects.filter(pk=session_id).first()
+    if session is None:
+        return []
+    conversation = Conversation()
+    for row in item_log.logical_rows(session).order_by("position").iterator(chunk_size=1000):
+        item = row.value
+        dialect = dialects.of(item)
+        if dialect is not None:
+            logged = base.Logged(
+                item=item,
+                type=base.item_type(item),
+                role=base.role(item),
+                call_id=row.call_id,
+                position=row.position,
+                received_at=row.received_at,
+            )
+            dialect.to_chat(conversation, logged)
+    return conversation.messages
 
 
-def _tool_call(call_id, name, arguments):
-    if not isinstance(arguments, str):
-        arguments = json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+class Conversation:
+    """Chat Completions messages being built: every tool call has a name, every output a known call."""
 
-
-class _Conversation:
     def __init__(self):
         self.messages = []
-        self.tool_names = {}
+        self._tool_names = {}
+
+    def add_message(self, role, parts):
+        self.messages.append({"role": role, "content": content.chat_content(parts)})
+
+    def add_chat_message(self, message):
+        self.messages.append(message)
+
+    def tool_call(self, call_id, name, arguments):
+        """A tool_calls entry; the call is known from here on."""
+        name = name or "tool"
+        self._tool_names[call_id] = name
+        return {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": name, "arguments": base.arguments_text(arguments)},
+        }
 
     def add_call(self, call_id, name, arguments):
-        self.tool_names[call_id] = name
+        """A call joins the assistant message just before it, or opens one."""
         last = self.messages[-1] if self.messages else None
         if last is None or last["role"] != "assistant":
             last = {"role": "assistant", "content": None}
             self.messages.append(last)
-        last.setdefault("tool_calls", []).append(_tool_call(call_id, name, arguments))
+        last.setdefault("tool_calls", []).append(self.tool_call(call_id, name, arguments))
+
+    def knows_call(self, call_id):
+        return isinstance(call_id, str) and call_id in self._tool_names
 
     def add_output(self, call_id, output):
-        self.messages.append(
-            {
-                "role": "tool",
-                "tool_call_id": call_id,
-                "name": self.tool_names.get(call_id, ""),
-                "content": _text(output),
-            }
-        )
+        """A call's output; one whose call is not in the history (archived by a compaction) cannot be said."""
+        if self.knows_call(call_id):
+            self.messages.append(
+                {"role": "tool", "tool_call_id": call_id, "name": self._tool_names[call_id], "content": _text(output)}
+            )
+
+    def add_tool_message(self, message):
+        if not isinstance(message.get("name"), str) or not message["name"]:
+            message["name"] = self._tool_names[message["tool_call_id"]]
+        if message["content"] is None:
+            message["content"] = ""
+        self.messages.append(message)
 
 
-def export(session_id):
-    """The logical history as AgentMessages, with no system message."""
-    session = Session.objects.filter(pk=session_id).first()
-    if session is None:
-        return []
-    conversation = _Conversation()
-    for row in item_log.logical_rows(session).iterator(chunk_size=1000):
-        item = row.value
-        kind, role = dialects.item_type(item), dialects.role(item)
-        if kind == "message" and "type" not in item and role in ("user", "assistant", "tool"):
-            message = {field: item[field] for field in CHAT_FIELDS if field in item}
-            message.setdefault("content", None)
-            conversation.messages.append(message)
-            for call in item.get("tool_calls") or []:
-                if isinstance(call, dict) and isinstance(call.get("function"), dict):
-                    conversation.tool_names[call.get("id")] = call["function"].get("name", "")
-        elif kind == "message" and role in ("user", "assistant"):
-            separator = " " if role == "user" else ""
-            conversation.messages.append({"role": role, "content": dialects.message_text(item, separator)})
-        elif kind == "function_call" and row.call_id:
-            conversation.add_call(row.call_id, item.get("name") or "function", item.get("arguments"))
-        elif dialects.is_output(kind) and row.call_id:
-            conversation.add_output(row.call_id, item.get("output"))
-        elif kind == "action" and row.call_id:
-            conversation.add_call(row.call_id, item.get("name") or "action", item.get("arguments"))
-            if "output" in item:
-                conversation.add_output(row.call_id, item["output"])
-    return conversation.messages
+def _text(output):
+    """A tool output as the text of a tool message."""
+    if isinstance(output, str):
+        return output
+    if output is None:
+        return ""
+    if isinstance(output, dict) and isinstance(output.get("text"), str):
+        return output["text"]
+    if isinstance(output, list):
+        texts = [part.get("text") for part in output if isinstance(part, dict) and isinstance(part.get("text"), str)]
+        if len(texts) == len(output):
+            return "".join(texts)
+    return json.dumps(output, ensure_ascii=False)

@@ -1,43 +1,87 @@
-"""Client actions: open, supply a result, decide, expire (API.md "Client actions").
+"""Client actions: open, supply a result, decide, expire (docs/api.md, "Client actions").
 
 The API's result and decision endpoints, the dashboard's Approve and Reject
-buttons and the admin's actions all resolve through ``resolve`` here.
+buttons and the admin's actions all resolve through ``resolve`` here; log items
+that open or settle an action (hosted MCP approvals, Orcha client actions) go
+through ``open_in`` and ``resolve_in`` inside their write.
+
+An action shows on one timeline card: a ``client_action`` entry of its own, or,
+when the call it guards is already on the timeline (an Agents SDK tool that
+needs approval), that ``action`` entry with an ``approval`` (docs/timeline.md).
+Expiry is a matter of time: from ``expiresAt`` on, every read shows the action
+expired (``ClientAction.status_at``); the periodic sweep (``sweep_expired``)
+writes it down.
 """
 
 import time
+from typing import NamedTuple
 
-from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from historyhub.history import dialects, jsonvalues, sessions, validation
-from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound
-from historyhub.history.models import ClientAction, ClientActionStatus, Session
-from historyhub.history.projection import Projection
+from historyhub.history import jsonvalues, validation
+from historyhub.history.dialects import base
+from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
+from historyhub.history.models import ClientAction, ClientActionStatus, RunStatus, Session, TimelineEntry
+from historyhub.history.writes import writing
 
+Status = ClientActionStatus
 DECISIONS = ("approve", "reject")
 # How often a waiting reader looks again: a decision shows within this much.
 POLL_SECONDS = 0.15
+# A client action's state as the timeline shows it.
+CARD_STATUS = {
+    Status.WAITING: "waiting",
+    Status.APPROVED: "completed",
+    Status.COMPLETED: "completed",
+    Status.REJECTED: "failed",
+    Status.FAILED: "failed",
+    Status.EXPIRED: "failed",
+}
+# A gated call's state: approved means the tool may run now.
+GATED_CALL_STATUS = {**CARD_STATUS, Status.APPROVED: "running"}
+SUMMARY = {
+    Status.WAITING: "is waiting for the client.",
+    Status.APPROVED: "completed.",
+    Status.COMPLETED: "completed.",
+    Status.REJECTED: "was rejected.",
+    Status.FAILED: "failed.",
+    Status.EXPIRED: "expired.",
+}
+
+
+class Opened(NamedTuple):
+    action: ClientAction
+    created: bool
+
+
+class Resolved(NamedTuple):
+    action: ClientAction
+    changed: bool
+
+
+def summary(name, status):
+    return f"{name.replace('_', ' ')} {SUMMARY[status]}"
+
+
+# Opening ----------------------------------------------------------------------------
 
 
 def open_action(session_id, *, call_id, name, arguments, description="", expires_at=None):
-    """Open a waiting client action; returns (action, created). A repeat with equal content is not an error."""
+    """Open a waiting client action. A repeat with equal content is not an error; different content is."""
     validation.identifier(call_id, "callId")
     validation.identifier(name, "name")
     if not isinstance(arguments, dict):
         raise InvalidInput("arguments must be an object.")
-    if description is None:
-        description = ""
-    if not isinstance(description, str):
-        raise InvalidInput("description must be a string.")
-    validation.text(description, "description")
+    validation.json_value(arguments, "arguments")
+    description = validation.text(description or "", "description")
     if expires_at is not None:
-        expires_at = dialects.parse_timestamp(expires_at)
-        if expires_at is None:
+        parsed = base.parse_timestamp(expires_at)
+        if parsed is None:
             raise InvalidInput("expiresAt must be an ISO 8601 time with a timezone.")
-    with transaction.atomic():
-        session = sessions.lock(session_id)
-        now = timezone.now()
-        existing = ClientAction.objects.filter(session=session, call_id=call_id).first()
+        expires_at = parsed
+    with writing(session_id) as write:
+        existing = ClientAction.objects.filter(session=write.session, call_id=call_id).first()
         if existing is not None:
             same = (
                 existing.name == name
@@ -47,30 +91,177 @@ def open_action(session_id, *, call_id, name, arguments, description="", expires
             )
             if not same:
                 raise ActionResultConflict(f"Client action {call_id!r} already exists with different content.")
-            return existing, False
-        session.version += 1
-        projection = Projection(session, now)
-        action, created = projection.open_client_action(
-            call_id,
-            name,
-            arguments,
-            created_at=now,
-            order=session.next_position,
+            write.discard()
+            return Opened(existing, False)
+        if expires_at is not None and expires_at <= write.now:
+            raise InvalidInput("expiresAt must lie in the future.")
+        return open_in(
+            write,
+            call_id=call_id,
+            name=name,
+            arguments=arguments,
             description=description,
             expires_at=expires_at,
+            created_at=write.now,
+            order=write.take_position(),
         )
-        session.next_position += 1
-        projection.flush()
-        sessions.save_state(session)
-    return action, created
+
+
+def open_in(
+    write, *, call_id, name, arguments, description, created_at, order, expires_at=None, logged=None, undo=None
+):
+    """Open an action inside a write: the record, its card, and the session waiting for it.
+
+    ``logged`` is the log item that opens it, if any (its pop deletes the action again).
+    """
+    session = write.session
+    existing = ClientAction.objects.filter(session=session, call_id=call_id).first()
+    if existing is not None:
+        # Opened before, perhaps in an epoch a compaction archived: it shows in this one too.
+        if write.timeline.newest_for_call(call_id) is None:
+            _add_card(write, existing, created_at, order, logged)
+        return Opened(existing, False)
+    action = ClientAction(
+        session=session,
+        call_id=call_id,
+        name=name,
+        arguments_json=jsonvalues.dumps(arguments),
+        description=description,
+        created_at=created_at,
+        expires_at=expires_at,
+        epoch=session.epoch,
+        source_position=logged.position if logged is not None else None,
+    )
+    action.entry_key = _add_card(write, action, created_at, order, logged)
+    action.save(force_insert=True)
+    session.waiting_count += 1
+    write.client_actions_changed()
+    write.set_run_status(RunStatus.WAITING_FOR_CLIENT_ACTION, undo)
+    return Opened(action, True)
+
+
+def _add_card(write, action, created_at, order, logged):
+    """Show the action: on the card of the call it guards when there is one, else on a card of its own."""
+    call = write.timeline.newest_for_call(action.call_id, types=("action",))
+    if call is not None and "approval" not in call.data and call.data.get("status") == "running":
+        write.change_entry(call, gated_call_changes(action))
+        return call.key
+    position = logged.position if logged is not None else None
+    entry = write.timeline.add(
+        f"client-action:{action.call_id}",
+        "client_action",
+        card_data(action),
+        created_at,
+        order,
+        source_position=position,
+        call_id=action.call_id,
+    )
+    return entry.key
+
+
+def show_again(write, actions):
+    """Actions whose card went with the items that placed it (a pop, a truncation) get a card of their own."""
+    session = write.session
+    shown = TimelineEntry.objects.filter(session=session, epoch=session.epoch).values("key")
+    for action in actions.exclude(entry_key__in=shown):
+        entry = write.timeline.add(
+            f"client-action:{action.call_id}",
+            "client_action",
+            card_data(action),
+            action.created_at,
+            write.take_position(),
+            call_id=action.call_id,
+        )
+        ClientAction.objects.filter(pk=action.pk).update(entry_key=entry.key)
+
+
+# Cards ---------------------------------------------------------------------------------
+
+
+def card_data(action):
+    """A client_action entry in the action's current state."""
+    data = {
+        "name": action.name,
+        "callId": action.call_id,
+        "status": CARD_STATUS[action.status],
+        "summary": summary(action.name, action.status),
+    }
+    if action.is_waiting:
+        data["arguments"] = action.arguments
+        if action.expires_at is not None:
+            data["expiresAt"] = base.format_time(action.expires_at)
+    return data
+
+
+def approval_data(action):
+    """What a gated call's card says about its approval."""
+    approval = {
+        "status": action.status,
+        "decision": action.decision or None,
+        "comment": action.comment or None,
+        "approvedArguments": action.approved_arguments,
+        "resolvedBy": action.resolved_by or None,
+        "resolvedAt": base.format_time(action.resolved_at),
+        "expiresAt": base.format_time(action.expires_at),
+    }
+    return {name: value for name, value in approval.items() if value is not None}
+
+
+def gated_call_changes(action):
+    return {
+        "status": GATED_CALL_STATUS[action.status],
+        "summary": summary(action.name, action.status),
+        "approval": approval_data(action),
+    }
+
+
+def card_changes(card, action):
+    """How a card changes when its action is resolved: (changes, fields removed)."""
+    if card.type == "action":
+        changes = gated_call_changes(action)
+        if action.status == Status.APPROVED and "output" in card.data:
+            # The tool ran before the approval was recorded: the card keeps the outcome it has.
+            changes["status"] = card.data["status"]
+        return changes, ()
+    return card_data(action), ("arguments", "expiresAt")
+
+
+def expired_view(entry_type, data):
+    """A card whose action waits past its expiresAt, as the sweep will write it."""
+    if entry_type == "client_action":
+        name = data.get("name", "client_action")
+        view = {**data, "status": "failed", "summary": summary(name, Status.EXPIRED)}
+        view.pop("arguments", None)
+        view.pop("expiresAt", None)
+        return view
+    approval = {**data["approval"], "status": Status.EXPIRED.value}
+    return {**data, "status": "failed", "summary": summary(data.get("name", ""), Status.EXPIRED), "approval": approval}
+
+
+def waiting_until(entry_type, data):
+    """When a card's action stops waiting by itself, or None."""
+    if entry_type == "client_action" and data.get("status") == "waiting":
+        return base.parse_timestamp(data.get("expiresAt"))
+    approval = data.get("approval") if entry_type == "action" else None
+    if isinstance(approval, dict) and approval.get("status") == Status.WAITING:
+        return base.parse_timestamp(approval.get("expiresAt"))
+    return None
+
+
+def as_shown(entry_type, data, now):
+    """The card's data as a reader sees it at ``now``."""
+    until = waiting_until(entry_type, data)
+    return expired_view(entry_type, data) if until is not None and until <= now else data
+
+
+# Reading -------------------------------------------------------------------------------
 
 
 def get(session_id, call_id):
-    expire_overdue()
     action = ClientAction.objects.filter(session_id=session_id, call_id=call_id).first()
     if action is None:
         if not Session.objects.filter(pk=session_id).exists():
-            sessions.get(session_id)
+            raise SessionNotFound(session_id)
         raise NotFound(f"Client action {call_id!r} was not found in session {session_id!r}.")
     return action
 
@@ -83,7 +274,7 @@ def wait_for_resolution(session_id, call_id, seconds):
     """
     deadline = time.monotonic() + seconds
     action = get(session_id, call_id)
-    while action.is_waiting:
+    while action.status_at(timezone.now()) == Status.WAITING:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             break
@@ -92,12 +283,12 @@ def wait_for_resolution(session_id, call_id, seconds):
     return action
 
 
-def waiting_and_resolved(status=None, agent=None, session_id=None):
-    """Client actions across sessions, oldest first."""
-    expire_overdue()
+def listing(status=None, agent=None, session_id=None, now=None):
+    """Client actions across sessions, oldest first; ``status`` as readers see it at ``now``."""
+    now = now or timezone.now()
     actions = ClientAction.objects.select_related("session")
     if status:
-        actions = actions.filter(status=validation.choice(status, ClientActionStatus.values, "status"))
+        actions = actions.filter(with_status(validation.choice(status, Status.values, "status"), now))
     if agent:
         actions = actions.filter(session__agent=agent)
     if session_id:
@@ -105,19 +296,33 @@ def waiting_and_resolved(status=None, agent=None, session_id=None):
     return actions.order_by("created_at", "pk")
 
 
+def with_status(status, now):
+    """A filter for actions that show ``status`` at ``now``: waiting ones past their expiry show expired."""
+    overdue = Q(status=Status.WAITING, expires_at__lte=now)
+    if status == Status.WAITING:
+        return Q(status=Status.WAITING) & ~Q(expires_at__lte=now)
+    if status == Status.EXPIRED:
+        return Q(status=Status.EXPIRED) | overdue
+    return Q(status=status)
+
+
+def waiting_count(now=None):
+    """How many actions wait for a decision now (the navigation's inbox count): one indexed count."""
+    return ClientAction.objects.filter(with_status(Status.WAITING, now or timezone.now())).count()
+
+
+# Resolving -----------------------------------------------------------------------------
+
+
 def supply_result(session_id, call_id, *, output, is_error=False, resolved_by):
     if is_error is None:
         is_error = False
     if not isinstance(is_error, bool):
         raise InvalidInput("isError must be true or false.")
-    status = ClientActionStatus.FAILED if is_error else ClientActionStatus.COMPLETED
+    validation.json_value(output, "output")
+    status = Status.FAILED if is_error else Status.COMPLETED
     return resolve(
-        session_id,
-        call_id,
-        resolved_by,
-        status=status,
-        output_json=jsonvalues.dumps(output),
-        is_error=is_error,
+        session_id, call_id, resolved_by, status=status, output_json=jsonvalues.dumps(output), is_error=is_error
     )
 
 
@@ -127,52 +332,72 @@ def decide(session_id, call_id, *, decision, comment="", arguments=None, resolve
     if not isinstance(comment, str):
         raise InvalidInput("comment must be a string.")
     validation.text(comment, "comment")
-    if arguments is not None and not isinstance(arguments, dict):
-        raise InvalidInput("arguments must be an object.")
+    if arguments is not None:
+        if not isinstance(arguments, dict):
+            raise InvalidInput("arguments must be an object.")
+        validation.json_value(arguments, "arguments")
     if decision == "reject":
-        return resolve(
-            session_id, call_id, resolved_by, status=ClientActionStatus.REJECTED, decision=decision, comment=comment
-        )
-    action = get(session_id, call_id)
-    approved = arguments if arguments is not None else action.arguments
+        return resolve(session_id, call_id, resolved_by, status=Status.REJECTED, decision=decision, comment=comment)
     return resolve(
         session_id,
         call_id,
         resolved_by,
-        status=ClientActionStatus.APPROVED,
+        status=Status.APPROVED,
         decision=decision,
         comment=comment,
-        approved_arguments_json=jsonvalues.dumps(approved),
+        approved_arguments=arguments,
     )
 
 
 def resolve(session_id, call_id, resolved_by, **outcome):
-    """Resolve a waiting action once. Returns (action, changed); a different second answer is a conflict."""
-    expire_overdue()
-    with transaction.atomic():
-        session = sessions.lock(session_id)
-        action = ClientAction.objects.select_for_update().filter(session=session, call_id=call_id).first()
+    """Resolve a waiting action once; a repeat of the same outcome is no change, a different one a conflict."""
+    with writing(session_id) as write:
+        action = ClientAction.objects.filter(session=write.session, call_id=call_id).first()
         if action is None:
             raise NotFound(f"Client action {call_id!r} was not found in session {session_id!r}.")
-        if not action.is_waiting:
-            if action.status == ClientActionStatus.EXPIRED:
-                raise ActionResultConflict(f"Client action {call_id!r} expired and can no longer be resolved.")
-            if _same_outcome(action, outcome):
-                return action, False
-            raise ActionResultConflict(f"Client action {call_id!r} was already resolved differently.")
-        now = timezone.now()
-        session.version += 1
-        projection = Projection(session, now)
-        projection.resolve_client_action(action, resolved_by=resolved_by[:200], resolved_at=now, **outcome)
-        projection.flush()
-        sessions.save_state(session)
-    return action, True
+        if "approved_arguments" in outcome:
+            approved = outcome.pop("approved_arguments")
+            outcome["approved_arguments_json"] = jsonvalues.dumps(
+                approved if approved is not None else action.arguments
+            )
+        expired = action.status_at(write.now) == Status.EXPIRED
+        if expired and action.is_waiting:
+            # Time ran out before this answer came: the expiry is written down, and the answer refused below.
+            resolve_in(write, action, status=Status.EXPIRED, resolved_at=action.expires_at)
+        elif expired or not action.is_waiting:
+            write.discard()
+        else:
+            resolve_in(write, action, resolved_by=resolved_by[:200], resolved_at=write.now, **outcome)
+            return Resolved(action, True)
+    if expired:
+        raise ActionResultConflict(f"Client action {call_id!r} expired and can no longer be resolved.")
+    if _same_outcome(action, outcome):
+        return Resolved(action, False)
+    raise ActionResultConflict(f"Client action {call_id!r} was already resolved differently.")
+
+
+def resolve_in(write, action, undo=None, **fields):
+    """Move a waiting action to its final state inside a write, and show it."""
+    if undo is not None:
+        undo.action_changing(action)
+    for name, value in fields.items():
+        setattr(action, name, value)
+    action.save(update_fields=list(fields))
+    write.session.waiting_count -= 1
+    write.client_actions_changed()
+    card = write.timeline.get(action.entry_key) if action.entry_key else None
+    if card is not None:
+        changes, removed = card_changes(card, action)
+        write.change_entry(card, changes, removed, undo)
+    session = write.session
+    if session.waiting_count == 0 and session.run_status == RunStatus.WAITING_FOR_CLIENT_ACTION:
+        write.set_run_status(RunStatus.RUNNING, undo)
 
 
 def _same_outcome(action, outcome):
-    for field, value in outcome.items():
-        current = getattr(action, field)
-        if field.endswith("_json"):
+    for name, value in outcome.items():
+        current = getattr(action, name)
+        if name.endswith("_json"):
             if (current is None) != (value is None):
                 return False
             if current is not None and not jsonvalues.equal(jsonvalues.loads(current), jsonvalues.loads(value)):
@@ -182,41 +407,37 @@ def _same_outcome(action, outcome):
     return True
 
 
-def expire_overdue():
-    """Mark waiting actions past their expiresAt as expired. Cheap when none are due."""
-    now = timezone.now()
+# Expiry --------------------------------------------------------------------------------
+
+
+def sweep_expired(now=None):
+    """Write down the expiry of every waiting action past its expiresAt; returns how many. Run periodically."""
+    now = now or timezone.now()
     due = list(
-        ClientAction.objects.filter(status=ClientActionStatus.WAITING, expires_at__lte=now).values_list(
-            "session_id", "call_id"
-        )
+        ClientAction.objects.filter(status=Status.WAITING, expires_at__lte=now).values_list("session_id", "call_id")
     )
     for session_id, call_id in due:
-        with transaction.atomic():
-            session = sessions.lock(session_id, missing_ok=True)
-            action = ClientAction.objects.filter(
-                session=session, call_id=call_id, status=ClientActionStatus.WAITING
-            ).first()
-            if action is None:
+        with writing(session_id, missing_ok=True) as write:
+            if write is None:
                 continue
-            session.version += 1
-            projection = Projection(session, now)
-            projection.resolve_client_action(action, status=ClientActionStatus.EXPIRED, resolved_at=action.expires_at)
-            projection.flush()
-            sessions.save_state(session)
+            action = ClientAction.objects.filter(session=write.session, call_id=call_id, status=Status.WAITING).first()
+            if action is not None:
+                resolve_in(write, action, status=Status.EXPIRED, resolved_at=action.expires_at)
+    return len(due)
 
 
-def as_dict(action):
-    """The ClientAction of API.md."""
+def as_dict(action, now=None):
+    """The ClientAction of the API, as readers see it at ``now``."""
     return {
         "sessionId": action.session_id,
         "callId": action.call_id,
         "name": action.name,
         "arguments": action.arguments,
         "description": action.description,
-        "status": action.status,
-        "createdAt": dialects.format_time(action.created_at),
-        "expiresAt": dialects.format_time(action.expires_at),
-        "resolvedAt": dialects.format_time(action.resolved_at),
+        "status": action.status_at(now or timezone.now()),
+        "createdAt": base.format_time(action.created_at),
+        "expiresAt": base.format_time(action.expires_at),
+        "resolvedAt": base.format_time(action.resolved_at),
         "resolvedBy": action.resolved_by or None,
         "decision": action.decision or None,
         "comment": action.comment or None,

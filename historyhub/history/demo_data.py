@@ -1,7 +1,8 @@
 """Demo sessions that show every feature, written through the domain functions.
 
-Every item, session and client action has a fixed id, so writing the demo
-twice changes nothing the second time.
+Every item, session and client action has a fixed id, and the demo's ids are
+identities (it appends with ``skip_existing_ids``), so writing the demo twice
+changes nothing the second time.
 """
 
 from datetime import timedelta
@@ -9,7 +10,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from historyhub.history import client_actions, item_log, sessions
-from historyhub.history.dialects import format_time
+from historyhub.history.dialects.base import format_time
 
 AGENTS = ("supportAgent", "researchAgent", "codingAgent")
 CUSTOMERS = [
@@ -36,6 +37,10 @@ CODE_TASKS = [
     ("Speed up the CSV export", "export/csv.py", "Streaming rows instead of building a list: 6x less memory."),
     ("Upgrade to Django 5.2", "requirements.txt", "Upgraded; two deprecated imports fixed."),
 ]
+
+
+def _append(session_id, items, **fields):
+    item_log.append(session_id, items, skip_existing_ids=True, **fields)
 
 
 def _clock(minutes_ago):
@@ -90,7 +95,7 @@ def _support_chats():
             name=f"{customer}: {question[:40]}",
             metadata={"customer": customer, "channel": "web" if index % 2 else "email", "priority": index % 3},
         )
-        item_log.append(
+        _append(
             session_id,
             [
                 _user(f"{session_id}-u1", question, ago),
@@ -108,7 +113,7 @@ def _support_chats():
             ],
         )
         if index % 3 == 0:
-            sessions.update(session_id, {"status": "completed", "runStatus": "completed"})
+            sessions.update(session_id, status="completed", run_status="completed")
 
 
 def _approval_waiting():
@@ -119,7 +124,7 @@ def _approval_waiting():
         name="Refund for a damaged espresso machine",
         metadata={"customer": "Ingrid", "orderId": "A-7781"},
     )
-    item_log.append(
+    _append(
         session_id,
         [
             _user(
@@ -141,7 +146,7 @@ def _approval_waiting():
     )
     second = "demo-address-change"
     sessions.ensure(agent="supportAgent", session_id=second, name="Change of delivery address after dispatch")
-    item_log.append(
+    _append(
         second,
         [
             _user(f"{second}-u1", "Please send my parcel to my office instead.", 12),
@@ -161,7 +166,7 @@ def _approval_waiting():
 def _research_with_subagent():
     parent = "demo-research-batteries"
     sessions.ensure(agent="researchAgent", session_id=parent, name="Brief: battery recycling in the EU")
-    item_log.append(
+    _append(
         parent,
         [
             _user(f"{parent}-u1", "Write a one-page brief on battery recycling rules in the EU.", 90),
@@ -187,7 +192,7 @@ def _research_with_subagent():
         parent_session_id=parent,
         parent_call_id="call_sources",
     )
-    item_log.append(
+    _append(
         child,
         [
             _user(f"{child}-u1", "Find the primary legal sources on EU battery recycling.", 88),
@@ -206,7 +211,7 @@ def _research_with_subagent():
             {"id": f"{child}-done", "type": "session_completed", "summary": "Sources found.", "createdAt": _clock(85)},
         ],
     )
-    item_log.append(
+    _append(
         parent,
         [
             _assistant(
@@ -237,7 +242,7 @@ def _research_with_subagent():
             name=f"Brief: {topic}",
             metadata={"requestedBy": "policy-team", "topic": topic},
         )
-        item_log.append(
+        _append(
             session_id,
             [
                 _user(f"{session_id}-u1", f"Summarise the state of {topic} in five bullet points.", 300 * index),
@@ -254,7 +259,7 @@ def _research_with_subagent():
 def _media_chat():
     session_id = "demo-media-inspection"
     sessions.ensure(agent="supportAgent", session_id=session_id, name="Damage photos, voice note and receipt")
-    item_log.append(
+    _append(
         session_id,
         [
             {
@@ -279,7 +284,7 @@ def _coding_sessions():
     for index, (task, path, result) in enumerate(CODE_TASKS, start=1):
         session_id = f"demo-coding-{index:02d}"
         sessions.ensure(agent="codingAgent", session_id=session_id, name=task, metadata={"repo": "shop-backend"})
-        item_log.append(
+        _append(
             session_id,
             [
                 {"id": f"{session_id}-u1", "role": "user", "content": task, "createdAt": _clock(200 * index)},
@@ -319,7 +324,7 @@ def _compacted():
     _, created = sessions.ensure(agent="codingAgent", session_id=session_id, name="Long refactor, compacted")
     if not created:
         return
-    item_log.append(
+    _append(
         session_id,
         [
             _user(f"{session_id}-u{n}", f"Step {n}: rename module part {n}.", 400 - n)
@@ -364,7 +369,7 @@ def _long_session():
             items.append(_output(f"{session_id}-{n}", f"{session_id}-call{n - 1}", f"Doc section {n // 4 + 1}", ago))
         else:
             items.append(_assistant(f"{session_id}-{n}", f"Step {n // 4}: follow section {n // 4} of the guide.", ago))
-    item_log.append(session_id, items)
+    _append(session_id, items)
 
 
 def write_demo():

@@ -1,18 +1,22 @@
-"""History pages (orcha-session-history.txt): page 1 is the newest page,
-items are chronological within a page, ``hasMore`` says an older page exists.
+"""History pages (docs/api.md, "History"): page 1 is the newest page, items are
+chronological within a page, ``hasMore`` says an older page exists.
 
 Timeline entries carry a dense rank (``seq``) within their epoch and the
-session keeps their count, so a page is one range scan on an index: page
-5,000 costs what page 1 costs, with no OFFSET and no COUNT(*).
+session keeps their count, so a page is one bounded range scan on an index:
+page 5,000 costs what page 1 costs, with no OFFSET and no COUNT(*).
 """
 
-from historyhub.history import sessions, validation
-from historyhub.history.dialects import format_time
+from django.utils import timezone
+
+from historyhub.history import client_actions, sessions, validation
+from historyhub.history.dialects.base import format_time
 from historyhub.history.models import TimelineEntry
 
 
-def entry_as_item(entry):
-    return {"id": entry.key, "type": entry.type, "createdAt": format_time(entry.created_at), **entry.value}
+def entry_as_item(entry, now):
+    """A timeline entry as a history item, as a reader sees it at ``now`` (expiry shows by itself)."""
+    data = client_actions.as_shown(entry.type, entry.value, now)
+    return {"id": entry.key, "type": entry.type, "createdAt": format_time(entry.created_at), **data}
 
 
 def page_bounds(total, page, page_size):
@@ -22,17 +26,21 @@ def page_bounds(total, page, page_size):
 
 
 def entries_between(session, epoch, low, high):
-    return TimelineEntry.objects.filter(session=session, epoch=epoch, seq__gt=low, seq__lte=high).order_by("seq")
+    # The LIMIT lets the planner walk the index for this range whatever the table's size.
+    return TimelineEntry.objects.filter(session=session, epoch=epoch, seq__gt=low, seq__lte=high).order_by("seq")[
+        : max(0, high - low)
+    ]
 
 
 def history(session_id, page=None, page_size=None):
     page, page_size = validation.pagination(page, page_size)
     session = sessions.get(session_id)
+    now = timezone.now()
     low, high = page_bounds(session.history_count, page, page_size)
-    items = [entry_as_item(entry) for entry in entries_between(session, session.epoch, low, high)] if high else []
+    entries = entries_between(session, session.epoch, low, high) if high else []
     return {
-        **sessions.snapshot(session),
-        "items": items,
+        **sessions.snapshot(session, now),
+        "items": [entry_as_item(entry, now) for entry in entries],
         "page": page,
         "pageSize": page_size,
         "total": session.history_count,

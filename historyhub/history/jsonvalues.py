@@ -9,10 +9,21 @@ every digit because Python's json never rounds them.
 Strings kept outside JSON (ids, names, search text) are plain text columns,
 which hold neither NUL nor lone surrogates: ``is_column_text`` says whether a
 caller's string can be kept exactly, ``column_text`` makes a derived one fit.
+
+What may come in (docs/api.md, "Limits"): numbers must be finite (``1e400`` is
+refused rather than read as infinity) and integers at most 4,300 digits long;
+values an agent stores (an item, arguments, an output, metadata) may nest at most
+``HISTORYHUB_MAX_JSON_DEPTH`` levels, and what carries them (a request body, a
+transaction) that many plus its own few. ``loads_untrusted`` applies both rules
+to text from outside, ``check`` to values that arrive already parsed; either
+raises ValueError with the reason.
 """
 
 import json
+import math
 import re
+
+from django.conf import settings
 
 # Code points UTF-8 cannot carry: what json.loads makes of an unpaired "\ud800" escape.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -20,6 +31,7 @@ _NOT_COLUMN_TEXT = re.compile("[\x00\ud800-\udfff]")
 
 
 def dumps(value):
+    """Compact JSON text of a value; ValueError when it holds what JSON cannot carry."""
     try:
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except RecursionError:
@@ -31,7 +43,55 @@ def dumps(value):
 
 
 def loads(text):
+    """Text this application stored (already checked when it came in)."""
     return json.loads(text)
+
+
+# The levels a request body or a transaction adds around the values it carries.
+ENVELOPE_DEPTH = 4
+
+
+def loads_untrusted(text, envelope=0):
+    """Parse text from outside under the intake rules; ValueError says what is wrong."""
+    try:
+        value = json.loads(text, parse_constant=_not_a_number, parse_float=_finite_float)
+    except RecursionError:
+        raise ValueError(_too_deep()) from None
+    check_depth(value, envelope)
+    return value
+
+
+def check(value, envelope=0):
+    """Raise ValueError unless a parsed value keeps the intake rules and is JSON at all."""
+    check_depth(value, envelope)
+    dumps(value)
+
+
+def check_depth(value, envelope=0):
+    """``envelope`` levels around the stored values are allowed on top of the limit."""
+    limit = settings.HISTORYHUB_MAX_JSON_DEPTH + envelope
+    pending = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while pending:
+        container, depth = pending.pop()
+        if depth > limit:
+            raise ValueError(_too_deep())
+        children = container.values() if isinstance(container, dict) else container
+        pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+
+
+def _too_deep():
+    return f"is nested more than {settings.HISTORYHUB_MAX_JSON_DEPTH} levels deep"
+
+
+def _not_a_number(constant):
+    raise ValueError(f"holds {constant}, which is not a JSON number")
+
+
+def _finite_float(text):
+    number = float(text)
+    if math.isinf(number):
+        raise ValueError(f"holds the number {text[:40]}, which is out of range")
+    return number
 
 
 def canonical(value):

@@ -39,12 +39,20 @@ class Session(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    # Allocation and projection state, changed only under the session's row lock.
+    # Allocation and projection state, changed only through writes.writing (the session's row lock).
     next_position = models.BigIntegerField(default=1)
     epoch = models.IntegerField(default=0, help_text="Raised by each compaction; older epochs are archived.")
+    epoch_start = models.BigIntegerField(
+        default=1, help_text="The first position of the current epoch: the logical history starts here."
+    )
     item_count = models.IntegerField(default=0, help_text="Items in the logical history.")
     history_count = models.IntegerField(default=0, help_text="Timeline entries in the current epoch.")
     waiting_count = models.IntegerField(default=0, help_text="Client actions waiting for a decision.")
+    waiting_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When the last waiting client action expires; empty when one never does.",
+    )
     usage_json = models.TextField(null=True, blank=True)
     last_message = models.CharField(max_length=300, blank=True, default="")
     version = models.BigIntegerField(default=0, help_text="Raised by every change; pollers compare it.")
@@ -76,6 +84,16 @@ class Session(models.Model):
     def usage(self):
         return jsonvalues.loads(self.usage_json) if self.usage_json else None
 
+    def waits_at(self, now):
+        """Whether a client action still waits for a decision at ``now`` (one past its expiresAt does not)."""
+        return self.waiting_count > 0 and (self.waiting_until is None or self.waiting_until > now)
+
+    def run_status_at(self, now):
+        """The runStatus a reader sees at ``now``: a wait whose client actions all expired is over."""
+        if self.run_status == RunStatus.WAITING_FOR_CLIENT_ACTION and not self.waits_at(now):
+            return RunStatus.RUNNING
+        return self.run_status
+
 
 class Item(models.Model):
     """One entry of a session's item log, verbatim."""
@@ -83,8 +101,10 @@ class Item(models.Model):
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="items")
     epoch = models.IntegerField()
     position = models.BigIntegerField()
-    item_key = models.CharField(max_length=200, null=True, blank=True, help_text="The item's own id.")
-    kind = models.CharField(max_length=64, blank=True, default="")
+    item_key = models.CharField(
+        max_length=200, null=True, blank=True, help_text="The item's own id: for lookups, not an identity."
+    )
+    type = models.CharField(max_length=64, blank=True, default="")
     role = models.CharField(max_length=32, blank=True, default="")
     call_id = models.CharField(max_length=200, blank=True, default="")
     injected = models.BooleanField(default=False)
@@ -95,11 +115,17 @@ class Item(models.Model):
 
     class Meta:
         constraints = [
+            # Also the index the log is read by: a session's positions from its epoch_start on.
             models.UniqueConstraint(fields=["session", "position"], name="item_unique_position"),
-            # NULL keys are distinct, so items without an id never collide.
-            models.UniqueConstraint(fields=["session", "epoch", "item_key"], name="item_unique_key"),
         ]
-        indexes = [models.Index(fields=["session", "epoch", "position"], name="item_log_order")]
+        indexes = [
+            # Lookups by the item's own id (responses, skipExistingIds); most chat items have none.
+            models.Index(
+                fields=["session", "item_key", "position"],
+                name="item_by_key",
+                condition=models.Q(item_key__isnull=False),
+            ),
+        ]
 
     def __str__(self):
         return f"{self.session_id} #{self.position}"
@@ -107,6 +133,16 @@ class Item(models.Model):
     @property
     def value(self):
         return jsonvalues.loads(self.data)
+
+
+class EntryStatus(models.TextChoices):
+    """The status of a timeline entry (history item)."""
+
+    RUNNING = "running"
+    WAITING = "waiting"
+    PAUSED = "paused"
+    COMPLETED = "completed"
+    FAILED = "failed"
 
 
 class TimelineEntry(models.Model):
@@ -118,6 +154,7 @@ class TimelineEntry(models.Model):
     order = models.BigIntegerField(help_text="The position that placed it.")
     key = models.CharField(max_length=250)
     type = models.CharField(max_length=32)
+    call_id = models.CharField(max_length=200, blank=True, default="", help_text="The call it shows, if any.")
     source_position = models.BigIntegerField(null=True, blank=True)
     created_at = models.DateTimeField()
     data = models.TextField()
@@ -132,6 +169,8 @@ class TimelineEntry(models.Model):
         indexes = [
             models.Index(fields=["session", "epoch", "seq"], name="timeline_page"),
             models.Index(fields=["session", "changed_version"], name="timeline_changes"),
+            # An output finds the entry of its call; most entries are messages, which show none.
+            models.Index(fields=["session", "call_id"], name="timeline_by_call", condition=~models.Q(call_id="")),
         ]
         verbose_name_plural = "timeline entries"
 
@@ -172,6 +211,7 @@ class ClientAction(models.Model):
     source_position = models.BigIntegerField(
         null=True, blank=True, help_text="The log item that opened it; empty when opened through the API."
     )
+    entry_key = models.CharField(max_length=250, blank=True, default="", help_text="The timeline entry that shows it.")
 
     class Meta:
         constraints = [
@@ -202,6 +242,12 @@ class ClientAction(models.Model):
     @property
     def is_waiting(self):
         return self.status == ClientActionStatus.WAITING
+
+    def status_at(self, now):
+        """The status a reader sees at ``now``: a waiting action past its expiresAt is expired."""
+        if self.is_waiting and self.expires_at is not None and self.expires_at <= now:
+            return ClientActionStatus.EXPIRED
+        return ClientActionStatus(self.status)
 
 
 class Operation(models.Model):

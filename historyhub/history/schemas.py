@@ -173,6 +173,9 @@ class ItemList(Schema):
 class ItemsAppend(Schema):
     items: Items
     agent: CreatingAgent = None
+    skipExistingIds: StrictBool = Field(
+        False, description="Skip items whose id the logical history already holds (ids as identities)."
+    )
 
 
 class Appended(Schema):

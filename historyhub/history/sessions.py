@@ -1,11 +1,13 @@
 """Sessions: ensure, read, update, delete, list, lineage, and the snapshot."""
 
+from typing import NamedTuple
+
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 
-from historyhub.history import validation
-from historyhub.history.dialects import format_time
+from historyhub.history import subagents, validation
+from historyhub.history.dialects.base import format_time
 from historyhub.history.errors import InvalidInput, SessionConflict, SessionNotFound
 from historyhub.history.models import (
     ClientAction,
@@ -17,38 +19,18 @@ from historyhub.history.models import (
     SessionStatus,
     TimelineEntry,
 )
-from historyhub.history.projection import Projection, subagent_row, update_parent_of
-
-# What every write of the log and its projections may have changed.
-STATE_FIELDS = [
-    "next_position",
-    "epoch",
-    "item_count",
-    "history_count",
-    "waiting_count",
-    "usage_json",
-    "last_message",
-    "version",
-    "run_status",
-    "updated_at",
-]
+from historyhub.history.writes import session_changed, writing
 
 
-def lock(session_id, missing_ok=False):
-    session = Session.objects.select_for_update().filter(pk=session_id).first()
-    if session is None and not missing_ok:
-        raise SessionNotFound(session_id)
-    return session
+class Ensured(NamedTuple):
+    session: Session
+    created: bool
 
 
-def lock_or_create(session_id, agent):
-    """Lock a session, creating it first when it does not exist (concurrent creators both succeed)."""
-    Session.objects.bulk_create([Session(id=session_id, agent=agent)], ignore_conflicts=True)
-    return lock(session_id)
-
-
-def save_state(session):
-    session.save(update_fields=STATE_FIELDS)
+class Page(NamedTuple):
+    rows: list
+    total: int
+    has_more: bool
 
 
 def get(session_id):
@@ -58,16 +40,14 @@ def get(session_id):
     return session
 
 
-# Writing ---------------------------------------------------------------------
+# Writing -------------------------------------------------------------------------------
 
 
 def ensure(*, agent, session_id=None, name=None, metadata=None, parent_session_id=None, parent_call_id=None):
-    """Create a session, or return the existing one of the same agent; returns (session, created)."""
+    """Create a session, or return the existing one of the same agent."""
     session_id = validation.session_id(session_id) if session_id is not None else validation.new_session_id()
     validation.identifier(agent, "agent")
     metadata = validation.metadata(metadata)
-    if name is not None and not isinstance(name, str):
-        raise InvalidInput("name must be a string.")
     if name is not None:
         validation.text(name, "name")
     if (parent_session_id is None) != (parent_call_id is None):
@@ -76,90 +56,83 @@ def ensure(*, agent, session_id=None, name=None, metadata=None, parent_session_i
         validation.identifier(parent_call_id, "parentCallId")
         validation.session_id(parent_session_id, "parentSessionId")
 
-    with transaction.atomic():
-        parent = lock(parent_session_id) if parent_session_id is not None else None
-        session = Session(
-            id=session_id,
-            agent=agent,
-            name=(name or "")[:500],
-            parent=parent,
-            parent_call_id=parent_call_id or "",
-        )
-        session.metadata = metadata
-        try:
-            with transaction.atomic():
-                session.save(force_insert=True)
-        except IntegrityError:
-            existing = get(session_id)
-            if existing.agent != agent:
-                raise SessionConflict(
-                    f"Session {session_id!r} already exists with another agent ({existing.agent!r})."
-                ) from None
-            return existing, False
-        if parent is not None:
-            now = timezone.now()
-            parent.version += 1
-            projection = Projection(parent, now)
-            projection.add_row(
-                f"subagent:{parent_call_id}", "subagent", subagent_row(session), now, parent.next_position
-            )
-            parent.next_position += 1
-            projection.flush()
-            if parent.run_status in (None, RunStatus.RUNNING):
-                parent.run_status = RunStatus.WAITING_FOR_SUBAGENT
-            save_state(parent)
-    return session, True
+    session = Session(id=session_id, agent=agent, name=(name or "")[:500], parent_call_id=parent_call_id or "")
+    session.metadata = metadata
+    if parent_session_id is None:
+        return _create(session)
+    with writing(parent_session_id) as parent:
+        session.parent = parent.session
+        ensured = _create(session)
+        if ensured.created:
+            subagents.child_opened(parent, session)
+        else:
+            parent.discard()
+    return ensured
 
 
-def update(session_id, changes):
-    """Apply a PATCH: any of name, metadata, status, runStatus."""
-    fields = ["version", "updated_at"]
-    with transaction.atomic():
-        session = lock(session_id)
-        if "name" in changes:
-            if not isinstance(changes["name"], str):
-                raise InvalidInput("name must be a string.")
-            session.name = validation.text(changes["name"], "name")[:500]
-            fields.append("name")
-        if "metadata" in changes:
-            session.metadata = validation.metadata(changes["metadata"])
-            fields += ["metadata_json", "metadata_text"]
-        if "status" in changes:
-            session.status = validation.choice(changes["status"], SessionStatus.values, "status")
-            fields.append("status")
-        if "runStatus" in changes:
-            session.run_status = validation.choice(changes["runStatus"], RunStatus.values, "runStatus", nullable=True)
-            fields.append("run_status")
-        session.version += 1
-        session.save(update_fields=fields)
-        if "runStatus" in changes and session.parent_id:
-            update_parent_of(session, timezone.now())
+def _create(session):
+    try:
+        with transaction.atomic():
+            session.save(force_insert=True)
+    except IntegrityError:
+        existing = get(session.id)
+        if existing.agent != session.agent:
+            raise SessionConflict(
+                f"Session {session.id!r} already exists with another agent ({existing.agent!r})."
+            ) from None
+        return Ensured(existing, False)
+    return Ensured(session, True)
+
+
+UNCHANGED = object()
+
+
+def update(session_id, *, name=UNCHANGED, metadata=UNCHANGED, status=UNCHANGED, run_status=UNCHANGED):
+    """Change the fields given; the others stay."""
+    with writing(session_id) as write:
+        session = write.session
+        if name is not UNCHANGED:
+            session.name = validation.text(name, "name")[:500]
+            write.also_save("name")
+        if metadata is not UNCHANGED:
+            session.metadata = validation.metadata(metadata)
+            write.also_save("metadata_json", "metadata_text")
+        if status is not UNCHANGED:
+            session.status = validation.choice(status, SessionStatus.values, "status")
+            write.also_save("status")
+        if run_status is not UNCHANGED:
+            write.set_run_status(validation.choice(run_status, RunStatus.values, "runStatus", nullable=True))
     return get(session_id)
 
 
 def delete(session_id):
     """Delete a session and all it owns; the big tables go first, in one statement each."""
     with transaction.atomic():
-        session = lock(session_id)
+        session = Session.objects.select_for_update().filter(pk=session_id).first()
+        if session is None:
+            raise SessionNotFound(session_id)
         for model in (Item, TimelineEntry, ClientAction, Operation):
             model.objects.filter(session=session).delete()
         session.delete()
+        # Whoever waits on it learns it is gone.
+        session_changed.send(sender=Session, session_id=session_id)
 
 
-# Listing ---------------------------------------------------------------------
+# Listing -------------------------------------------------------------------------------
 
 
-def search(*, agent=None, status=None, run_status=None, q=None, waiting=None):
-    """Sessions matching the filters of API.md, most recently updated first."""
+def search(*, agent=None, status=None, run_status=None, q=None, waiting=None, now=None):
+    """Sessions matching the filters, most recently updated first; runStatus as readers see it at ``now``."""
+    now = now or timezone.now()
     sessions = Session.objects.all()
     if agent:
         sessions = sessions.filter(agent=agent)
     if status:
         sessions = sessions.filter(status=validation.choice(status, SessionStatus.values, "status"))
     if run_status:
-        sessions = sessions.filter(run_status=validation.choice(run_status, RunStatus.values, "runStatus"))
+        sessions = sessions.filter(with_run_status(validation.choice(run_status, RunStatus.values, "runStatus"), now))
     if waiting:
-        sessions = sessions.filter(waiting_count__gt=0)
+        sessions = sessions.filter(waiting_at(now))
     if q:
         mentions = TimelineEntry.objects.filter(session=OuterRef("pk"), type="message", text__icontains=q)
         sessions = sessions.filter(
@@ -172,12 +145,27 @@ def search(*, agent=None, status=None, run_status=None, q=None, waiting=None):
     return sessions.order_by("-updated_at", "id")
 
 
+def waiting_at(now):
+    """Sessions with a client action that still waits at ``now`` (Session.waits_at, as a query)."""
+    return Q(waiting_count__gt=0) & (Q(waiting_until__isnull=True) | Q(waiting_until__gt=now))
+
+
+def with_run_status(run_status, now):
+    """Sessions whose runStatus shows ``run_status`` at ``now`` (Session.run_status_at, as a query)."""
+    waiting = RunStatus.WAITING_FOR_CLIENT_ACTION
+    if run_status == waiting:
+        return Q(run_status=waiting) & waiting_at(now)
+    if run_status == RunStatus.RUNNING:
+        return Q(run_status=RunStatus.RUNNING) | (Q(run_status=waiting) & ~waiting_at(now))
+    return Q(run_status=run_status)
+
+
 def page_of(queryset, page, page_size):
-    """One page of a queryset: (rows, total, hasMore)."""
+    """One page of a queryset."""
     total = queryset.count()
     start = (page - 1) * page_size
     rows = list(queryset[start : start + page_size]) if start < total else []
-    return rows, total, start + len(rows) < total
+    return Page(rows, total, start + len(rows) < total)
 
 
 def with_snapshot_relations(queryset):
@@ -187,14 +175,22 @@ def with_snapshot_relations(queryset):
     )
 
 
-# The snapshot ------------------------------------------------------------------
+# The snapshot --------------------------------------------------------------------------
 
 
-def snapshot(session):
-    """The SessionSnapshot of API.md."""
+def pending_actions(session, now):
+    """The client actions that wait for a decision at ``now``, oldest first."""
     waiting = getattr(session, "waiting_actions", None)
     if waiting is None:
+        if not session.waiting_count:
+            return []
         waiting = session.client_actions.filter(status=ClientActionStatus.WAITING).order_by("created_at", "pk")
+    return [action for action in waiting if action.status_at(now) == ClientActionStatus.WAITING]
+
+
+def snapshot(session, now=None):
+    """The SessionSnapshot, as readers see it at ``now``."""
+    now = now or timezone.now()
     data = {
         "sessionId": session.id,
         "agent": session.agent,
@@ -203,9 +199,10 @@ def snapshot(session):
         "metadata": session.metadata,
         "createdAt": format_time(session.created_at),
         "updatedAt": format_time(session.updated_at),
-        "runStatus": session.run_status,
+        "runStatus": session.run_status_at(now),
         "pendingClientActions": [
-            {"callId": action.call_id, "name": action.name, "arguments": action.arguments} for action in waiting
+            {"callId": action.call_id, "name": action.name, "arguments": action.arguments}
+            for action in pending_actions(session, now)
         ],
         "lineage": None,
         "usage": session.usage,

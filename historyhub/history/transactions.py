@@ -1,15 +1,16 @@
-"""Atomic, idempotent history transactions (API.md, agents-sdk-session.txt).
+"""Atomic, idempotent history transactions (docs/api.md, "Transactions").
 
 The operation record and the history change are written in one database
-transaction: a failure leaves neither. Equal transactions are recognised as
-equal JSON values, key order ignored.
+transaction, under the session's lock: a failure leaves neither, and of two
+requests with one operation id the second sees the first's record. Equal
+transactions are recognised as equal JSON values, key order ignored.
 """
 
-from django.db import IntegrityError, transaction
-
-from historyhub.history import item_log, jsonvalues, sessions, validation
+from historyhub.history import item_log, jsonvalues, validation
 from historyhub.history.errors import InvalidInput, OperationConflict, SuffixMismatch
 from historyhub.history.models import Operation
+from historyhub.history.undo import take_back
+from historyhub.history.writes import writing
 
 TYPES = ("append_items", "replace_suffix")
 
@@ -18,6 +19,7 @@ def _checked(value):
     """The transaction's item lists, checked before anything is written."""
     if not isinstance(value, dict) or value.get("type") not in TYPES:
         raise InvalidInput('transaction.type must be "append_items" or "replace_suffix".')
+    validation.json_value(value, "transaction", envelope=jsonvalues.ENVELOPE_DEPTH)
     if value["type"] == "append_items":
         return {"items": validation.items(value.get("items"), "transaction.items")}
     return {
@@ -33,31 +35,29 @@ def apply(session_id, operation_id, value):
         raise InvalidInput("operationId must be a non-empty string.")
     validation.identifier(operation_id, "operationId")
     checked = _checked(value)
-    with transaction.atomic():
-        session = sessions.lock_or_create(session_id, "default")
-        try:
-            with transaction.atomic():
-                Operation.objects.create(
-                    session=session, operation_id=operation_id, transaction_json=jsonvalues.canonical(value)
-                )
-        except IntegrityError:
-            recorded = Operation.objects.get(session=session, operation_id=operation_id)
-            if jsonvalues.equal(recorded.transaction, value):
-                return False
-            raise OperationConflict() from None
+    with writing(session_id, create_as="default") as write:
+        recorded = Operation.objects.filter(session=write.session, operation_id=operation_id).first()
+        if recorded is not None:
+            if not jsonvalues.equal(recorded.transaction, value):
+                raise OperationConflict()
+            write.discard()
+            return False
+        Operation.objects.create(
+            session=write.session, operation_id=operation_id, transaction_json=jsonvalues.canonical(value)
+        )
         if value["type"] == "append_items":
-            item_log.store(session, checked["items"])
+            item_log.store(write, checked["items"])
         else:
-            _replace_suffix(session, checked["expectedSuffix"], checked["replacement"])
-        sessions.save_state(session)
+            _replace_suffix(write, checked["expectedSuffix"], checked["replacement"])
     return True
 
 
-def _replace_suffix(session, expected, replacement):
-    newest = item_log.newest(session, len(expected)) if expected else []
-    if len(newest) != len(expected) or not jsonvalues.equal(newest, [item for item, _ in expected]):
+def _replace_suffix(write, expected, replacement):
+    rows = list(item_log.logical_rows(write.session).order_by("-position")[: len(expected)]) if expected else []
+    if len(rows) != len(expected) or not jsonvalues.equal(
+        [row.value for row in reversed(rows)], [item for item, _ in expected]
+    ):
         raise SuffixMismatch()
-    session.version += 1
-    for _ in expected:
-        item_log.pop_newest(session)
-    item_log.store(session, replacement)
+    for row in rows:
+        take_back(write, row)
+    item_log.store(write, replacement)

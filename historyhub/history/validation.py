@@ -1,4 +1,4 @@
-"""Input rules of API.md "Conventions": ids, limits, pagination, metadata.
+"""Input rules (docs/api.md, "Conventions"): ids, limits, pagination, metadata, JSON values.
 
 Every check raises before anything is written, so bad input changes nothing.
 """
@@ -37,6 +37,8 @@ def identifier(value, field):
 
 def text(value, field):
     """A caller's string kept in a text column, which cannot hold NUL or lone surrogates exactly."""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{field} must be a string.")
     if not jsonvalues.is_column_text(value):
         raise InvalidInput(f"{field} must not contain NUL characters or unpaired surrogates.")
     return value
@@ -59,6 +61,7 @@ def items(values, field="items"):
         if isinstance(key, str) and not jsonvalues.is_column_text(key):
             raise InvalidInput(f"item at index {index} has an id with a NUL character or an unpaired surrogate")
         try:
+            jsonvalues.check_depth(item)
             stored = jsonvalues.dumps(item)
         except ValueError as error:
             raise InvalidInput(f"item at index {index} {error}") from None
@@ -70,6 +73,15 @@ def items(values, field="items"):
     return checked
 
 
+def json_value(value, field, envelope=0):
+    """A caller's JSON value (arguments, an output …) under the intake rules."""
+    try:
+        jsonvalues.check(value, envelope)
+    except ValueError as error:
+        raise InvalidInput(f"{field} {error}.") from None
+    return value
+
+
 def metadata(value):
     if value is None:
         return {}
@@ -77,11 +89,7 @@ def metadata(value):
         isinstance(entry, (str, int, float, bool)) or entry is None for entry in value.values()
     ):
         raise InvalidInput("metadata must be an object whose values are strings, numbers, booleans or null.")
-    try:
-        jsonvalues.dumps(value)
-    except ValueError as error:
-        raise InvalidInput(f"metadata {error}.") from None
-    return value
+    return json_value(value, "metadata")
 
 
 def _whole_number(value):

@@ -13,8 +13,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Prefetch, Q
 from django.utils import timezone
 
-from historyhub.history import sessions, validation
-from historyhub.history.dialects import format_time
+from historyhub.history import client_actions, sessions, validation
+from historyhub.history.dialects.base import format_time
 from historyhub.history.errors import DomainError, InvalidInput, NotFound
 from historyhub.history.models import ClientAction, ClientActionStatus
 from historyhub.runs.models import Run
@@ -128,7 +128,7 @@ def _unclaimed(now):
 
 def _still_waiting(now):
     """A client action nobody has decided and whose expiresAt, if any, has not passed."""
-    return Q(status=ClientActionStatus.WAITING) & (Q(expires_at__isnull=True) | Q(expires_at__gt=now))
+    return client_actions.with_status(ClientActionStatus.WAITING, now)
 
 
 def _undecided(now):

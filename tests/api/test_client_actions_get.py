@@ -3,8 +3,10 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
+import time_machine
 from django.db import connection
 
+from historyhub.history.models import ClientAction
 from tests.api.wire import assert_error
 from tests.conftest import ApiClient
 
@@ -30,11 +32,20 @@ def test_it_answers_404_for_an_unknown_action_or_session(api, session_id):
     assert_error(api.get("sessions/nobody/client-actions/c1"), 404, "session_not_found")
 
 
-def test_an_overdue_action_reads_as_expired(api, session_id):
-    past = (datetime.now(UTC) - timedelta(seconds=1)).isoformat()
-    open_action(api, session_id, expiresAt=past)
+def test_an_overdue_action_reads_as_expired_though_no_one_wrote_it(api, session_id):
+    with time_machine.travel("2026-12-01T12:00:00Z", tick=False):
+        open_action(api, session_id, expiresAt="2026-12-01T12:05:00Z")
 
-    assert api.get(f"sessions/{session_id}/client-actions/c1").json()["status"] == "expired"
+    with time_machine.travel("2026-12-01T12:05:00Z", tick=False):
+        assert api.get(f"sessions/{session_id}/client-actions/c1").json()["status"] == "expired"
+        snapshot = api.get(f"sessions/{session_id}").json()
+        assert (snapshot["runStatus"], snapshot["pendingClientActions"]) == ("running", [])
+        [card] = api.get(f"sessions/{session_id}/history").json()["items"]
+        assert (card["status"], card["summary"]) == ("failed", "send mail expired.")
+        assert [action["callId"] for action in api.get("client-actions", status="expired").json()["items"]] == ["c1"]
+        assert api.get("client-actions", status="waiting").json()["total"] == 0
+
+    assert ClientAction.objects.get(call_id="c1").status == "waiting"
 
 
 @pytest.mark.parametrize("wait", [-1, 61, "soon", "nan"])

@@ -1,4 +1,5 @@
 import pytest
+import time_machine
 
 from tests.api.wire import assert_error
 
@@ -45,14 +46,17 @@ def test_a_different_second_result_is_a_conflict(api, action):
 
 
 def test_an_expired_action_can_no_longer_be_resolved(api, session_id):
-    api.post(
-        f"sessions/{session_id}/client-actions",
-        {"callId": "old", "name": "n", "arguments": {}, "expiresAt": "2000-01-01T00:00:00Z"},
-    )
+    with time_machine.travel("2026-12-01T12:00:00Z", tick=False):
+        api.post(
+            f"sessions/{session_id}/client-actions",
+            {"callId": "old", "name": "n", "arguments": {}, "expiresAt": "2026-12-01T12:05:00Z"},
+        )
 
-    response = api.post(f"sessions/{session_id}/client-actions/old/result", {"output": "late"})
+    with time_machine.travel("2026-12-01T12:06:00Z", tick=False):
+        response = api.post(f"sessions/{session_id}/client-actions/old/result", {"output": "late"})
 
     assert_error(response, 409, "action_result_conflict")
+    assert api.get(f"sessions/{session_id}/client-actions/old").json()["status"] == "expired"
 
 
 @pytest.mark.parametrize(

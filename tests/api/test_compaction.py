@@ -37,12 +37,12 @@ def test_a_replacement_equal_to_the_history_changes_nothing(api, session_id):
     assert api.get(f"sessions/{session_id}").json() == before
 
 
-def test_the_first_item_must_be_a_compaction(api, session_id):
+def test_the_items_must_hold_a_compaction_item_first_or_last(api, session_id):
     api.post(f"sessions/{session_id}/items", {"items": [user("old")]})
 
     response = api.post(f"sessions/{session_id}/compaction", {"items": [user("not a compaction")]})
 
-    assert_error(response, 400, "invalid_input", 'items[0] must be an item of type "compaction".')
+    assert_error(response, 400, "invalid_input", 'items must hold an item of type "compaction", first or last.')
     assert stored_items(api, session_id) == [user("old")]
 
 

@@ -27,22 +27,23 @@ def test_an_injection_belongs_to_no_turn(api, session_id):
     assert (injection["kind"], injection["content"]) == ("injection", "Meanwhile…")
 
 
-def test_repeating_an_injection_id_returns_the_stored_one(api, session_id):
-    first = api.post(f"sessions/{session_id}/injections", {"id": "inj-1", "content": "Once"}).json()
+def test_a_retried_injection_with_its_idempotency_key_is_stored_once(api, session_id):
+    headers = {"Idempotency-Key": "inject-once"}
+    first = api.post(f"sessions/{session_id}/injections", {"id": "inj-1", "content": "Once"}, headers=headers)
 
-    again = api.post(f"sessions/{session_id}/injections", {"id": "inj-1", "content": "Once"})
+    again = api.post(f"sessions/{session_id}/injections", {"id": "inj-1", "content": "Once"}, headers=headers)
 
-    assert again.json() == first
+    assert (again.status_code, again.json()) == (first.status_code, first.json())
     assert len(stored_items(api, session_id)) == 1
 
 
-def test_an_id_taken_by_another_item_is_rejected(api, session_id):
+def test_an_injection_may_reuse_the_id_of_another_item(api, session_id):
     api.post(f"sessions/{session_id}/items", {"items": [user("q", id="m1")]})
 
     response = api.post(f"sessions/{session_id}/injections", {"id": "m1", "content": "x"})
 
-    assert_error(response, 400, "invalid_input", "id 'm1' already names an item that is not an injection.")
-    assert stored_items(api, session_id) == [user("q", id="m1")]
+    assert response.status_code == 201
+    assert [item["id"] for item in stored_items(api, session_id)] == ["m1", "m1"]
 
 
 def test_it_requires_text_content(api, session_id):

@@ -10,20 +10,43 @@ def test_it_appends_items_and_reports_what_it_inserted(api, session_id):
     assert response.json() == {"inserted": [True, True], "itemCount": 2}
 
 
-def test_an_item_whose_id_is_already_stored_is_not_inserted_again(api, session_id):
+def test_every_item_is_stored_though_its_id_is_already_stored(api, session_id):
     api.post(f"sessions/{session_id}/items", {"items": [user("a", id="m1")]})
 
     response = api.post(f"sessions/{session_id}/items", {"items": [user("changed", id="m1"), user("b", id="m2")]})
+
+    assert response.json() == {"inserted": [True, True], "itemCount": 3}
+    assert stored_items(api, session_id) == [user("a", id="m1"), user("changed", id="m1"), user("b", id="m2")]
+
+
+def test_with_skip_existing_ids_an_item_whose_id_is_stored_is_not_inserted_again(api, session_id):
+    api.post(f"sessions/{session_id}/items", {"items": [user("a", id="m1")]})
+
+    response = api.post(
+        f"sessions/{session_id}/items",
+        {"items": [user("changed", id="m1"), user("b", id="m2")], "skipExistingIds": True},
+    )
 
     assert response.json() == {"inserted": [False, True], "itemCount": 2}
     assert stored_items(api, session_id) == [user("a", id="m1"), user("b", id="m2")]
 
 
-def test_the_first_of_duplicate_ids_in_one_batch_wins(api, session_id):
-    response = api.post(f"sessions/{session_id}/items", {"items": [user("first", id="m1"), user("second", id="m1")]})
+def test_with_skip_existing_ids_the_first_of_duplicate_ids_in_one_batch_wins(api, session_id):
+    response = api.post(
+        f"sessions/{session_id}/items",
+        {"items": [user("first", id="m1"), user("second", id="m1")], "skipExistingIds": True},
+    )
 
     assert response.json() == {"inserted": [True, False], "itemCount": 1}
     assert stored_items(api, session_id) == [user("first", id="m1")]
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_skip_existing_ids_must_be_a_boolean(api, session_id, value):
+    response = api.post(f"sessions/{session_id}/items", {"items": [user("a")], "skipExistingIds": value})
+
+    assert_error(response, 400, "invalid_input")
+    assert stored_items(api, session_id) == []
 
 
 def test_items_without_an_id_are_always_inserted(api, session_id):

@@ -28,7 +28,7 @@ def fleet(transactional_db):
             {"role": "assistant", "content": "Five points on batteries."},
         ],
     )
-    sessions.update("research-batteries", {"status": "completed", "runStatus": "completed"})
+    sessions.update("research-batteries", status="completed", run_status="completed")
     sessions.ensure(agent="codingAgent", session_id="coding-dates", name="Fix the flaky date test")
     item_log.append("coding-dates", [{"role": "user", "content": "The date test fails at midnight."}])
 

@@ -42,6 +42,7 @@ def refund(db):
 
 
 def decision_url(session_id, call_id):
-    """The decision URL of a client action's card."""
-    entry = TimelineEntry.objects.get(session_id=session_id, type="client_action", data__contains=f'"{call_id}"')
+    """The decision URL of the card that shows a client action (its own, or the card of the call it gates)."""
+    action = client_actions.get(session_id, call_id)
+    entry = TimelineEntry.objects.get(session_id=session_id, key=action.entry_key)
     return reverse("dashboard:decide_entry", args=[session_id, entry.pk])

@@ -33,7 +33,7 @@ def test_sessions_can_be_searched_and_filtered(admin_client, data):
     assert "refund-1" in html and "brief-1" not in html
     html = text_of(admin_client.get("/admin/history/session/", {"run_status": "waiting_for_client_action"}))
     assert "refund-1" in html and "brief-1" in html
-    sessions.update("brief-1", {"status": "completed"})
+    sessions.update("brief-1", status="completed")
     html = text_of(admin_client.get("/admin/history/session/", {"status__exact": "completed"}))
     assert "brief-1" in html and "refund-1" not in html
 

@@ -1,3 +1,4 @@
+import time_machine
 from django.urls import reverse
 
 from historyhub.history import client_actions
@@ -28,5 +29,10 @@ def test_the_count_comes_back_when_it_changed(viewer_client, refund):
 
 
 def test_an_action_past_its_expiry_no_longer_counts(viewer_client, refund):
-    client_actions.open_action("refund-1", call_id="soon", name="n", arguments={}, expires_at="2000-01-01T00:00:00Z")
-    assert ">1</span>" in text_of(viewer_client.get(URL, headers=HTMX))
+    with time_machine.travel("2026-12-01T12:00:00Z", tick=False):
+        client_actions.open_action(
+            "refund-1", call_id="soon", name="n", arguments={}, expires_at="2026-12-01T12:05:00Z"
+        )
+        assert ">2</span>" in text_of(viewer_client.get(URL, headers=HTMX))
+    with time_machine.travel("2026-12-01T12:05:00Z", tick=False):
+        assert ">1</span>" in text_of(viewer_client.get(URL, headers=HTMX))

@@ -28,7 +28,7 @@ def fleet(db):
     item_log.append("support-1", [{"role": "user", "content": "Where is my order #4411?"}])
     sessions.ensure(agent="researchAgent", session_id="research-1", name="Battery brief")
     item_log.append("research-1", [{"role": "user", "content": "Summarise battery recycling."}])
-    sessions.update("research-1", {"status": "completed", "runStatus": "completed"})
+    sessions.update("research-1", status="completed", run_status="completed")
     sessions.ensure(agent="supportAgent", session_id="support-2", name="Refund")
     item_log.append("support-2", [{"role": "assistant", "content": "A refund needs approval."}])
     client_actions.open_action("support-2", call_id="c1", name="refund", arguments={"amount": 5})

@@ -1,6 +1,7 @@
 from datetime import timedelta
 
 import pytest
+import time_machine
 from django.utils import timezone
 
 from historyhub.history import client_actions, item_log, sessions
@@ -8,7 +9,9 @@ from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFou
 from tests.history.support import ServerClock, parse_time, snapshot, timeline_item
 
 ARGUMENTS = {"amount": 750, "currency": "USD"}
-PAST = "2020-01-01T00:00:00Z"
+OPENED_AT = "2026-12-01T12:00:00Z"
+EXPIRES_AT = "2026-12-01T12:05:00Z"
+AFTER_EXPIRY = "2026-12-01T12:05:01Z"
 
 
 def open_approval(session_id, call_id="call_123", **fields):
@@ -279,28 +282,70 @@ def test_a_decision_after_a_result_is_a_conflict(session_id):
         client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
 
 
-def test_a_waiting_action_past_its_expiry_is_expired(session_id):
-    open_approval(session_id, expires_at=PAST)
+def open_expiring(session_id):
+    with time_machine.travel(OPENED_AT, tick=False):
+        return open_approval(session_id, expires_at=EXPIRES_AT)
+
+
+def test_a_waiting_action_past_its_expiry_reads_expired_everywhere_without_a_write(session_id):
+    open_expiring(session_id)
+    version = sessions.get(session_id).version
+
+    with time_machine.travel(AFTER_EXPIRY, tick=False):
+        shown = client_actions.as_dict(client_actions.get(session_id, "call_123"))
+        assert shown["status"] == "expired"
+        assert snapshot(session_id)["runStatus"] == "running"
+        assert snapshot(session_id)["pendingClientActions"] == []
+        card = timeline_item(session_id, "client-action:call_123")
+        assert (card["status"], card["summary"]) == ("failed", "request human approval expired.")
+        assert "arguments" not in card
+        assert client_actions.waiting_count() == 0
+
+    assert sessions.get(session_id).version == version
+    assert client_actions.get(session_id, "call_123").status == "waiting"
+
+
+def test_before_its_expiry_an_action_reads_waiting(session_id):
+    open_expiring(session_id)
+
+    with time_machine.travel("2026-12-01T12:04:59.999Z", tick=False):
+        assert client_actions.as_dict(client_actions.get(session_id, "call_123"))["status"] == "waiting"
+        assert snapshot(session_id)["runStatus"] == "waiting_for_client_action"
+
+
+def test_the_sweep_writes_the_expiry_down(session_id):
+    open_expiring(session_id)
+
+    with time_machine.travel(AFTER_EXPIRY, tick=False):
+        assert client_actions.sweep_expired() == 1
 
     action = client_actions.get(session_id, "call_123")
-
+    assert action.status == "expired"
     shown = client_actions.as_dict(action)
-    assert shown["status"] == "expired"
-    assert shown["expiresAt"] == shown["resolvedAt"] == "2020-01-01T00:00:00Z"
-    assert snapshot(session_id)["runStatus"] == "running"
-    assert snapshot(session_id)["pendingClientActions"] == []
+    assert shown["expiresAt"] == shown["resolvedAt"] == "2026-12-01T12:05:00Z"
+    stored = sessions.get(session_id)
+    assert (stored.run_status, stored.waiting_count) == ("running", 0)
     assert timeline_item(session_id, "client-action:call_123")["summary"] == "request human approval expired."
 
 
-def test_an_expired_action_can_no_longer_be_resolved(session_id):
-    open_approval(session_id, expires_at=PAST)
+def test_an_expiry_in_the_past_is_refused_when_opening(session_id):
+    with pytest.raises(InvalidInput) as error:
+        open_approval(session_id, expires_at="2020-01-01T00:00:00Z")
 
-    with pytest.raises(ActionResultConflict):
-        client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
-    with pytest.raises(ActionResultConflict):
-        client_actions.decide(session_id, "call_123", decision="reject", resolved_by="owner")
-    with pytest.raises(ActionResultConflict):
-        client_actions.supply_result(session_id, "call_123", output="late", resolved_by="app")
+    assert error.value.message == "expiresAt must lie in the future."
+    assert snapshot(session_id)["pendingClientActions"] == []
+
+
+def test_an_expired_action_can_no_longer_be_resolved(session_id):
+    open_expiring(session_id)
+
+    with time_machine.travel(AFTER_EXPIRY, tick=False):
+        with pytest.raises(ActionResultConflict):
+            client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
+        with pytest.raises(ActionResultConflict):
+            client_actions.decide(session_id, "call_123", decision="reject", resolved_by="owner")
+        with pytest.raises(ActionResultConflict):
+            client_actions.supply_result(session_id, "call_123", output="late", resolved_by="app")
 
     assert client_actions.get(session_id, "call_123").status == "expired"
 
@@ -308,7 +353,7 @@ def test_an_expired_action_can_no_longer_be_resolved(session_id):
 def test_an_action_that_has_not_reached_its_expiry_stays_waiting(session_id):
     open_approval(session_id, expires_at=(timezone.now() + timedelta(hours=1)).isoformat())
 
-    client_actions.expire_overdue()
+    client_actions.sweep_expired()
 
     assert client_actions.get(session_id, "call_123").status == "waiting"
 
@@ -317,7 +362,7 @@ def test_a_resolved_action_does_not_expire(session_id):
     open_approval(session_id, expires_at=(timezone.now() + timedelta(hours=1)).isoformat())
     client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
 
-    client_actions.expire_overdue()
+    client_actions.sweep_expired()
 
     assert client_actions.get(session_id, "call_123").status == "approved"
 
@@ -375,7 +420,7 @@ def test_the_list_is_oldest_first_and_filters(session_id):
     client_actions.decide(session_id, "call_3", decision="approve", resolved_by="owner")
 
     def listed(**filters):
-        return [(action.session_id, action.call_id) for action in client_actions.waiting_and_resolved(**filters)]
+        return [(action.session_id, action.call_id) for action in client_actions.listing(**filters)]
 
     assert listed() == [(session_id, "call_1"), ("ses_billing", "call_2"), (session_id, "call_3")]
     assert listed(status="waiting") == [(session_id, "call_1"), ("ses_billing", "call_2")]
@@ -385,15 +430,16 @@ def test_the_list_is_oldest_first_and_filters(session_id):
 
 
 def test_the_list_shows_overdue_actions_as_expired(session_id):
-    open_approval(session_id, expires_at=PAST)
+    open_expiring(session_id)
 
-    assert list(client_actions.waiting_and_resolved(status="waiting")) == []
-    assert [action.call_id for action in client_actions.waiting_and_resolved(status="expired")] == ["call_123"]
+    with time_machine.travel(AFTER_EXPIRY, tick=False):
+        assert list(client_actions.listing(status="waiting")) == []
+        assert [action.call_id for action in client_actions.listing(status="expired")] == ["call_123"]
 
 
 def test_the_list_rejects_an_unknown_status(db):
     with pytest.raises(InvalidInput):
-        client_actions.waiting_and_resolved(status="pending")
+        client_actions.listing(status="pending")
 
 
 def test_an_approval_requested_in_the_log_is_decided_like_any_other(session_id):

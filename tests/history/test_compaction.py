@@ -1,6 +1,6 @@
 import pytest
 
-from historyhub.history import chat_format, client_actions, entries, history_pages, item_log, sessions
+from historyhub.history import chat_format, client_actions, history_pages, item_log, sessions, wire_entries
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import Item
 from tests.history.support import assistant, snapshot, stored_items, timeline, timeline_ids, user
@@ -53,10 +53,10 @@ def test_archived_items_are_no_longer_read_through_any_projection(session_id):
     assert stored_items(session_id, limit=10) == [COMPACTION, items[3]]
     assert [item["content"][0]["text"] for item in timeline(session_id)] == ["Fourteen days."]
     assert history_pages.history(session_id)["total"] == 1
-    [entry] = entries.entries(session_id)
+    [entry] = wire_entries.wire_entries(session_id)
     assert (entry["kind"], entry["id"], entry["content"]) == ("injection", "msg_4", "Fourteen days.")
     assert chat_format.export(session_id) == [{"role": "assistant", "content": "Fourteen days."}]
-    assert entries.find_response(session_id, "msg_1") == {"result": "miss"}
+    assert wire_entries.find_response(session_id, "msg_1") == {"result": "miss"}
 
 
 def test_the_session_keeps_its_identity(db):
@@ -84,7 +84,7 @@ def test_ids_of_the_retained_items_are_identities_of_the_new_history(session_id)
     items = long_history(session_id)
     item_log.compact(session_id, [COMPACTION, *items[2:]])
 
-    inserted, item_count = item_log.append(session_id, [items[3]])
+    inserted, item_count = item_log.append(session_id, [items[3]], skip_existing_ids=True)
 
     assert inserted == [False]
     assert item_count == 3
@@ -98,11 +98,24 @@ def test_positions_keep_growing_across_a_compaction(session_id):
     assert timeline_ids(session_id) == ["message:6"]
 
 
-def test_the_first_item_must_be_a_compaction(session_id):
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_the_compaction_item_may_come_first_or_last(session_id, where):
+    items = long_history(session_id)
+    replacement = [COMPACTION, items[3]] if where == "first" else [items[3], COMPACTION]
+
+    changed, _ = item_log.compact(session_id, replacement)
+
+    assert changed is True
+    assert stored_items(session_id) == replacement
+
+
+def test_a_compaction_item_in_the_middle_is_not_a_compaction(session_id):
     items = long_history(session_id)
 
-    with pytest.raises(InvalidInput):
-        item_log.compact(session_id, [items[3], COMPACTION])
+    with pytest.raises(InvalidInput) as error:
+        item_log.compact(session_id, [items[2], COMPACTION, items[3]])
+
+    assert error.value.message == 'items must hold an item of type "compaction", first or last.'
 
     assert stored_items(session_id) == items
     assert sessions.get(session_id).epoch == 0

@@ -5,6 +5,7 @@ would; the database (row lock, unique constraints, SQLite's write lock) is
 what keeps them apart.
 """
 
+import json
 import multiprocessing
 import os
 import random
@@ -68,7 +69,7 @@ def item(item_id, index):
     return {"id": item_id, "type": "message", "role": "user", "content": f"{item_id} from process {index}"}
 
 
-def append_overlapping_ids(index):
+def append_overlapping_ids(index, skip_existing_ids=True):
     """Every process appends x0..x19 and ids of its own, in its own order, five at a time."""
     own = [f"p{index}-{n}" for n in range(10)]
     ids = SHARED_IDS + own
@@ -76,14 +77,37 @@ def append_overlapping_ids(index):
     reported = {}
     for start in range(0, len(ids), 5):
         batch = ids[start : start + 5]
-        inserted, _ = item_log.append("ses_race", [item(item_id, index) for item_id in batch])
+        inserted, _ = item_log.append(
+            "ses_race", [item(item_id, index) for item_id in batch], skip_existing_ids=skip_existing_ids
+        )
         reported.update(zip(batch, inserted, strict=True))
     item_log.append("ses_race", [{"type": "message", "role": "assistant", "content": f"no id, process {index}"}])
     return {"inserted": reported, "order": ids}
 
 
+def append_keeping_everything(index):
+    return append_overlapping_ids(index, skip_existing_ids=False)
+
+
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_appends_store_each_id_once_and_lose_nothing():
+def test_concurrent_appends_keep_every_item_of_every_process():
+    sessions.ensure(agent="supportAgent", session_id="ses_race")
+
+    results = run_together(append_keeping_everything)
+
+    rows = list(Item.objects.filter(session_id="ses_race").order_by("position"))
+    assert len(rows) == PROCESSES * (len(SHARED_IDS) + 10 + 1)
+    assert all(all(result["inserted"].values()) for result in results.values())
+    stored = Counter(json.dumps(row.value, sort_keys=True) for row in rows)
+    for index, result in results.items():
+        for item_id in result["order"]:
+            assert stored[json.dumps(item(item_id, index), sort_keys=True)] == 1
+    assert len({row.position for row in rows}) == len(rows)
+    assert snapshot("ses_race")["itemCount"] == len(rows)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_appends_skipping_existing_ids_store_each_id_once_and_lose_nothing():
     sessions.ensure(agent="supportAgent", session_id="ses_race")
 
     results = run_together(append_overlapping_ids)

@@ -2,7 +2,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from historyhub.history import entries, item_log, sessions
+from historyhub.history import item_log, sessions, wire_entries
 from historyhub.history.errors import InvalidInput
 from tests.history.support import ServerClock, assistant, function_call, function_output, stored_items, user
 
@@ -22,7 +22,7 @@ def test_a_user_message_and_its_replies_are_a_turn(session_id):
         ],
     )
 
-    assert entries.entries(session_id) == [
+    assert wire_entries.wire_entries(session_id) == [
         {
             "kind": "turn",
             "id": "msg_1",
@@ -37,7 +37,7 @@ def test_a_user_message_and_its_replies_are_a_turn(session_id):
 def test_a_user_message_without_an_id_is_named_by_its_position(session_id):
     item_log.append(session_id, [{"type": "reasoning"}, {"role": "user", "content": "hi"}])
 
-    assert [entry["id"] for entry in entries.entries(session_id)] == ["message:2"]
+    assert [entry["id"] for entry in wire_entries.wire_entries(session_id)] == ["message:2"]
 
 
 def test_the_user_intent_joins_text_parts_with_one_space(session_id):
@@ -56,7 +56,7 @@ def test_the_user_intent_joins_text_parts_with_one_space(session_id):
         ],
     )
 
-    assert entries.entries(session_id)[0]["userIntent"] == "Show sales for March"
+    assert wire_entries.wire_entries(session_id)[0]["userIntent"] == "Show sales for March"
 
 
 def test_a_user_message_without_text_has_an_empty_intent(session_id):
@@ -73,7 +73,7 @@ def test_a_user_message_without_text_has_an_empty_intent(session_id):
         ],
     )
 
-    assert entries.entries(session_id)[0]["userIntent"] == ""
+    assert wire_entries.wire_entries(session_id)[0]["userIntent"] == ""
 
 
 def test_the_assistant_message_joins_the_replies_with_a_blank_line(session_id):
@@ -90,7 +90,7 @@ def test_the_assistant_message_joins_the_replies_with_a_blank_line(session_id):
         ],
     )
 
-    assert entries.entries(session_id)[0]["assistantMessage"] == (
+    assert wire_entries.wire_entries(session_id)[0]["assistantMessage"] == (
         "Let me check.\n\nIt is 22C and sunny.\n\nAnything else?"
     )
 
@@ -98,7 +98,7 @@ def test_the_assistant_message_joins_the_replies_with_a_blank_line(session_id):
 def test_a_turn_without_a_reply_yet_has_an_empty_assistant_message(session_id):
     item_log.append(session_id, [user("Hello?")])
 
-    assert entries.entries(session_id)[0]["assistantMessage"] == ""
+    assert wire_entries.wire_entries(session_id)[0]["assistantMessage"] == ""
 
 
 def test_each_user_message_opens_its_own_turn(session_id):
@@ -112,7 +112,9 @@ def test_each_user_message_opens_its_own_turn(session_id):
         ],
     )
 
-    assert [(entry["id"], entry["userIntent"], entry["assistantMessage"]) for entry in entries.entries(session_id)] == [
+    assert [
+        (entry["id"], entry["userIntent"], entry["assistantMessage"]) for entry in wire_entries.wire_entries(session_id)
+    ] == [
         ("u1", "one", "reply one"),
         ("u2", "two", "reply two"),
     ]
@@ -127,19 +129,19 @@ def test_assistant_messages_before_the_first_user_message_are_injections(session
         ],
     )
 
-    assert entries.entries(session_id)[0] == {
+    assert wire_entries.wire_entries(session_id)[0] == {
         "kind": "injection",
         "id": "greeting",
         "sessionId": session_id,
         "timestamp": 1790000000000,
         "content": "Welcome! Ask me anything.",
     }
-    assert entries.entries(session_id)[1]["kind"] == "turn"
+    assert wire_entries.wire_entries(session_id)[1]["kind"] == "turn"
 
 
 def test_an_injection_stores_an_assistant_message_and_returns_its_entry(session_id):
     with ServerClock() as clock:
-        entry = entries.inject(session_id, "The report is ready.", entry_id="inj_1")
+        entry = wire_entries.inject(session_id, "The report is ready.", entry_id="inj_1")
 
     low, high = received_ms(clock)
     assert low <= entry.pop("timestamp") <= high
@@ -151,42 +153,42 @@ def test_an_injection_stores_an_assistant_message_and_returns_its_entry(session_
 def test_an_injection_without_an_id_is_named_by_its_position(session_id):
     item_log.append(session_id, [user("one")])
 
-    entry = entries.inject(session_id, "Heads up.")
+    entry = wire_entries.inject(session_id, "Heads up.")
 
     assert entry["id"] == "message:2"
-    assert entries.entries(session_id)[1] == entry
+    assert wire_entries.wire_entries(session_id)[1] == entry
 
 
 def test_an_injection_belongs_to_no_turn(session_id):
     item_log.append(session_id, [user("Build the report", id="u1"), assistant("Working on it.")])
-    entries.inject(session_id, "Note: data is from yesterday.", entry_id="inj_1")
+    wire_entries.inject(session_id, "Note: data is from yesterday.", entry_id="inj_1")
     item_log.append(session_id, [assistant("Done.")])
 
-    turn, injection = entries.entries(session_id)
+    turn, injection = wire_entries.wire_entries(session_id)
     assert (turn["kind"], turn["assistantMessage"]) == ("turn", "Working on it.\n\nDone.")
     assert (injection["kind"], injection["content"]) == ("injection", "Note: data is from yesterday.")
 
 
-def test_injecting_the_same_id_twice_stores_it_once(session_id):
-    first = entries.inject(session_id, "Heads up.", entry_id="inj_1")
+def test_injecting_the_same_id_twice_keeps_both(session_id):
+    wire_entries.inject(session_id, "Heads up.", entry_id="inj_1")
 
-    again = entries.inject(session_id, "Heads up.", entry_id="inj_1")
+    wire_entries.inject(session_id, "Heads up again.", entry_id="inj_1")
 
-    assert again == first
-    assert len(stored_items(session_id)) == 1
+    assert [entry["content"] for entry in wire_entries.wire_entries(session_id)] == ["Heads up.", "Heads up again."]
+    assert len(stored_items(session_id)) == 2
 
 
-def test_an_injection_id_already_naming_another_item_is_rejected(session_id):
+def test_an_injection_may_take_an_id_another_item_has(session_id):
     item_log.append(session_id, [user("hello", id="msg_1")])
 
-    with pytest.raises(InvalidInput):
-        entries.inject(session_id, "Heads up.", entry_id="msg_1")
+    entry = wire_entries.inject(session_id, "Heads up.", entry_id="msg_1")
 
-    assert stored_items(session_id) == [user("hello", id="msg_1")]
+    assert (entry["kind"], entry["id"]) == ("injection", "msg_1")
+    assert wire_entries.find_response(session_id, "msg_1") == {"result": "kind_mismatch", "kind": "injection"}
 
 
 def test_an_injection_into_a_missing_session_creates_it(db):
-    entries.inject("ses_new", "Hello from the app.")
+    wire_entries.inject("ses_new", "Hello from the app.")
 
     assert sessions.get("ses_new").agent == "default"
 
@@ -194,7 +196,7 @@ def test_an_injection_into_a_missing_session_creates_it(db):
 @pytest.mark.parametrize("entry_id", ["", "i" * 201, "inj\u0000", 5])
 def test_an_injection_id_must_be_a_storable_string_of_1_to_200_characters(session_id, entry_id):
     with pytest.raises(InvalidInput):
-        entries.inject(session_id, "Heads up.", entry_id=entry_id)
+        wire_entries.inject(session_id, "Heads up.", entry_id=entry_id)
 
     assert stored_items(session_id) == []
 
@@ -202,7 +204,7 @@ def test_an_injection_id_must_be_a_storable_string_of_1_to_200_characters(sessio
 @pytest.mark.parametrize("content", [None, 5, ["text"], {"text": "x"}])
 def test_injection_content_must_be_a_string(session_id, content):
     with pytest.raises(InvalidInput):
-        entries.inject(session_id, content)
+        wire_entries.inject(session_id, content)
 
     assert stored_items(session_id) == []
 
@@ -219,13 +221,13 @@ def test_injection_content_must_be_a_string(session_id, content):
 def test_the_timestamp_is_the_items_own(session_id, timestamp, expected):
     item_log.append(session_id, [user("hi", timestamp=timestamp)])
 
-    assert entries.entries(session_id)[0]["timestamp"] == expected
+    assert wire_entries.wire_entries(session_id)[0]["timestamp"] == expected
 
 
 def test_a_created_at_is_the_items_own_timestamp_too(session_id):
     item_log.append(session_id, [user("hi", createdAt="2026-09-28T12:00:04Z")])
 
-    assert entries.entries(session_id)[0]["timestamp"] == 1790596804000
+    assert wire_entries.wire_entries(session_id)[0]["timestamp"] == 1790596804000
 
 
 @pytest.mark.parametrize("timestamp", [None, "soon", True, "2026-09-28T12:00:04"])
@@ -234,7 +236,7 @@ def test_the_timestamp_is_when_it_was_received_otherwise(session_id, timestamp):
         item_log.append(session_id, [user("hi", timestamp=timestamp)])
 
     low, high = received_ms(clock)
-    assert low <= entries.entries(session_id)[0]["timestamp"] <= high
+    assert low <= wire_entries.wire_entries(session_id)[0]["timestamp"] <= high
 
 
 def test_items_that_are_not_messages_give_no_entries(session_id):
@@ -248,8 +250,8 @@ def test_items_that_are_not_messages_give_no_entries(session_id):
         ],
     )
 
-    assert entries.entries(session_id) == []
+    assert wire_entries.wire_entries(session_id) == []
 
 
 def test_an_unknown_session_has_no_entries(db):
-    assert entries.entries("ses_unknown") == []
+    assert wire_entries.wire_entries("ses_unknown") == []

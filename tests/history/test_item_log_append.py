@@ -56,30 +56,53 @@ def test_it_keeps_the_agent_of_an_existing_session(session_id):
     assert sessions.get(session_id).agent == "supportAgent"
 
 
-def test_it_does_not_insert_an_id_the_log_already_holds(session_id):
+def test_every_item_is_kept_whatever_its_id(session_id):
     item_log.append(session_id, [user("original", id="msg_1")])
 
     inserted, item_count = item_log.append(session_id, [user("rewritten", id="msg_1")])
+
+    assert inserted == [True]
+    assert item_count == 2
+    assert stored_items(session_id) == [user("original", id="msg_1"), user("rewritten", id="msg_1")]
+
+
+def test_the_sdk_placeholder_id_of_chat_completions_models_loses_nothing(session_id):
+    replies = [assistant(f"reply {number}", id="__fake_id__") for number in range(3)]
+
+    inserted, item_count = item_log.append(session_id, replies[:2])
+    again, item_count = item_log.append(session_id, replies[2:])
+
+    assert (inserted, again, item_count) == ([True, True], [True], 3)
+    assert stored_items(session_id) == replies
+    assert len(timeline_ids(session_id)) == 3
+
+
+def test_with_skip_existing_ids_an_id_the_log_already_holds_is_not_inserted(session_id):
+    item_log.append(session_id, [user("original", id="msg_1")])
+
+    inserted, item_count = item_log.append(session_id, [user("rewritten", id="msg_1")], skip_existing_ids=True)
 
     assert inserted == [False]
     assert item_count == 1
     assert stored_items(session_id) == [user("original", id="msg_1")]
 
 
-def test_it_reports_each_item_of_a_mixed_batch(session_id):
+def test_with_skip_existing_ids_it_reports_each_item_of_a_mixed_batch(session_id):
     item_log.append(session_id, [user("one", id="msg_1")])
 
     inserted, item_count = item_log.append(
-        session_id, [user("again", id="msg_1"), user("two", id="msg_2"), user("no id")]
+        session_id, [user("again", id="msg_1"), user("two", id="msg_2"), user("no id")], skip_existing_ids=True
     )
 
     assert inserted == [False, True, True]
     assert item_count == 3
 
 
-def test_a_duplicate_id_inside_one_batch_keeps_the_first(session_id):
+def test_with_skip_existing_ids_a_duplicate_id_inside_one_batch_keeps_the_first(session_id):
     inserted, item_count = item_log.append(
-        session_id, [user("first", id="msg_1"), user("second", id="msg_1"), user("third", id="msg_1")]
+        session_id,
+        [user("first", id="msg_1"), user("second", id="msg_1"), user("third", id="msg_1")],
+        skip_existing_ids=True,
     )
 
     assert inserted == [True, False, False]
@@ -87,11 +110,11 @@ def test_a_duplicate_id_inside_one_batch_keeps_the_first(session_id):
     assert stored_items(session_id) == [user("first", id="msg_1")]
 
 
-def test_items_without_an_id_are_always_inserted(session_id):
+def test_with_skip_existing_ids_items_without_an_id_are_always_inserted(session_id):
     item = {"type": "reasoning", "summary": []}
 
-    item_log.append(session_id, [item, item])
-    inserted, item_count = item_log.append(session_id, [item])
+    item_log.append(session_id, [item, item], skip_existing_ids=True)
+    inserted, item_count = item_log.append(session_id, [item], skip_existing_ids=True)
 
     assert inserted == [True]
     assert item_count == 3
@@ -102,16 +125,27 @@ def test_items_without_an_id_are_always_inserted(session_id):
 def test_an_id_that_is_not_a_non_empty_string_gives_no_identity(session_id, not_an_identity):
     item = user("hello", id=not_an_identity)
 
-    inserted, item_count = item_log.append(session_id, [item, item])
+    inserted, item_count = item_log.append(session_id, [item, item], skip_existing_ids=True)
 
     assert inserted == [True, True]
     assert item_count == 2
 
 
 def test_ids_are_compared_exactly(session_id):
-    inserted, _ = item_log.append(session_id, [user("a", id="msg"), user("b", id="MSG"), user("c", id="msg ")])
+    inserted, _ = item_log.append(
+        session_id, [user("a", id="msg"), user("b", id="MSG"), user("c", id="msg ")], skip_existing_ids=True
+    )
 
     assert inserted == [True, True, True]
+
+
+def test_skipping_looks_only_at_the_logical_history(session_id):
+    item_log.append(session_id, [user("before", id="msg_1")])
+    item_log.compact(session_id, [{"type": "compaction", "summary": "earlier"}])
+
+    inserted, _ = item_log.append(session_id, [user("after", id="msg_1")], skip_existing_ids=True)
+
+    assert inserted == [True]
 
 
 def test_positions_only_grow(session_id):
@@ -123,7 +157,7 @@ def test_positions_only_grow(session_id):
 
 def test_an_id_not_inserted_still_leaves_later_positions_growing(session_id):
     item_log.append(session_id, [user("one", id="msg_1")])
-    item_log.append(session_id, [user("repeat", id="msg_1"), user("two")])
+    item_log.append(session_id, [user("repeat", id="msg_1"), user("two")], skip_existing_ids=True)
 
     ids = timeline_ids(session_id)
     assert ids[0] == "message:1"
@@ -223,7 +257,9 @@ def test_it_rejects_an_id_longer_than_200_characters(session_id):
 
 
 def test_an_id_of_200_characters_is_an_identity(session_id):
-    inserted, _ = item_log.append(session_id, [user("a", id="m" * 200), user("b", id="m" * 200)])
+    inserted, _ = item_log.append(
+        session_id, [user("a", id="m" * 200), user("b", id="m" * 200)], skip_existing_ids=True
+    )
 
     assert inserted == [True, False]
 

@@ -33,7 +33,7 @@ def test_it_removes_client_actions_of_every_origin(session_id):
 
     item_log.clear(session_id)
 
-    assert list(client_actions.waiting_and_resolved(session_id=session_id)) == []
+    assert list(client_actions.listing(session_id=session_id)) == []
     assert snapshot(session_id)["pendingClientActions"] == []
 
 

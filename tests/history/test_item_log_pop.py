@@ -136,11 +136,11 @@ def test_popping_an_approval_request_removes_its_client_action(session_id):
     assert timeline_ids(session_id) == ["message:1"]
     assert snapshot(session_id)["pendingClientActions"] == []
     assert snapshot(session_id)["runStatus"] is None
-    assert list(client_actions.waiting_and_resolved(session_id=session_id)) == []
+    assert list(client_actions.listing(session_id=session_id)) == []
 
 
 def test_popping_an_approval_request_restores_the_run_status_it_replaced(session_id):
-    sessions.update(session_id, {"runStatus": "running"})
+    sessions.update(session_id, run_status="running")
     item_log.append(session_id, [APPROVAL_REQUEST])
 
     item_log.pop(session_id)
@@ -192,7 +192,7 @@ def test_a_client_action_put_back_to_waiting_can_be_decided_again(session_id):
 
 
 def test_popping_a_session_completed_item_restores_the_run_status(session_id):
-    sessions.update(session_id, {"runStatus": "running"})
+    sessions.update(session_id, run_status="running")
     item_log.append(session_id, [{"type": "session_completed", "id": "done_1", "durationMs": 900}])
     assert snapshot(session_id)["runStatus"] == "completed"
 

@@ -33,12 +33,12 @@ def test_replacing_with_nothing_empties_the_history(session_id):
     assert timeline(session_id) == []
 
 
-def test_ids_of_the_replaced_history_are_inserted_again(session_id):
+def test_every_item_of_the_replacement_is_kept_whatever_its_id(session_id):
     item_log.append(session_id, [user("old", id="msg_1")])
 
     item_log.replace(session_id, [user("new", id="msg_1"), user("newer", id="msg_1")])
 
-    assert stored_items(session_id) == [user("new", id="msg_1")]
+    assert stored_items(session_id) == [user("new", id="msg_1"), user("newer", id="msg_1")]
 
 
 def test_the_timeline_shows_only_the_replacement_with_new_positions(session_id):
@@ -77,7 +77,7 @@ def test_it_drops_client_actions_the_replaced_items_opened(session_id):
     state = snapshot(session_id)
     assert state["pendingClientActions"] == []
     assert state["runStatus"] == "running"
-    assert list(client_actions.waiting_and_resolved(session_id=session_id)) == []
+    assert list(client_actions.listing(session_id=session_id)) == []
 
 
 def test_the_replacement_is_projected(session_id):

@@ -35,7 +35,8 @@ HOSTILE = {
     "empty_array": [],
     "empty_string": "",
     "booleans": [True, False, None],
-    "deep": nested(200),
+    # As deep as an item may nest (HISTORYHUB_MAX_JSON_DEPTH, 100) with the item around it.
+    "deep": nested(97),
     "z_last_but_written_first": 1,
     "a_first_but_written_last": 2,
 }
@@ -98,8 +99,9 @@ def test_hostile_text_in_a_message_reaches_the_timeline_exactly(session_id):
 def test_unicode_ids_are_exact_identities(session_id):
     ids = ["emoji👩🏽‍💻", "e\u0301", "\u00e9", "rtl שלום", "\u0001control"]
 
-    inserted, _ = item_log.append(session_id, [{"id": value, "type": "custom"} for value in ids])
-    again, item_count = item_log.append(session_id, [{"id": value, "type": "custom"} for value in ids])
+    items = [{"id": value, "type": "custom"} for value in ids]
+    inserted, _ = item_log.append(session_id, items, skip_existing_ids=True)
+    again, item_count = item_log.append(session_id, items, skip_existing_ids=True)
 
     assert inserted == [True] * 5
     assert again == [False] * 5
@@ -170,7 +172,7 @@ def test_a_client_action_string_with_a_nul_or_an_unpaired_surrogate_is_rejected(
     with pytest.raises(InvalidInput):
         client_actions.open_action(session_id, arguments={}, **fields)
 
-    assert list(client_actions.waiting_and_resolved(session_id=session_id)) == []
+    assert list(client_actions.listing(session_id=session_id)) == []
 
 
 def test_a_comment_with_a_nul_is_rejected(session_id):
@@ -209,7 +211,7 @@ def test_session_strings_with_a_nul_or_an_unpaired_surrogate_are_rejected(db, va
         sessions.ensure(agent=value, session_id="ses_1")
     sessions.ensure(agent="supportAgent", session_id="ses_1")
     with pytest.raises(InvalidInput):
-        sessions.update("ses_1", {"name": value})
+        sessions.update("ses_1", name=value)
 
     assert snapshot("ses_1")["name"] is None
 
@@ -230,11 +232,28 @@ def test_an_item_holding_a_number_json_cannot_carry_is_rejected_for_what_it_is(s
     assert error.value.message == "item at index 0 holds a number JSON cannot carry (NaN, Infinity or too many digits)"
 
 
-def test_an_item_nested_beyond_what_can_be_stored_is_rejected_for_what_it_is(session_id):
-    with pytest.raises(InvalidInput) as error:
-        item_log.append(session_id, [{"type": "custom", "deep": nested(100_000)}])
+def depth(value):
+    return 1 + max(
+        (
+            depth(child)
+            for child in (value.values() if isinstance(value, dict) else value)
+            if isinstance(child, (dict, list))
+        ),
+        default=0,
+    )
 
-    assert error.value.message == "item at index 0 is nested too deeply"
+
+def test_the_hostile_item_is_exactly_as_deep_as_an_item_may_nest():
+    assert depth({"deep": HOSTILE["deep"]}) == 100
+
+
+@pytest.mark.parametrize("levels", [98, 100_000])
+def test_an_item_nested_beyond_the_depth_limit_is_rejected_for_what_it_is(session_id, levels):
+    with pytest.raises(InvalidInput) as error:
+        item_log.append(session_id, [{"type": "custom", "deep": nested(levels)}])
+
+    assert error.value.message == "item at index 0 is nested more than 100 levels deep"
+    assert stored_items(session_id) == []
 
 
 @pytest.mark.parametrize("arguments", ['{"x": NaN}', '{"x": Infinity}', "[" * 100_000 + "]" * 100_000])

@@ -1,4 +1,5 @@
 import pytest
+import time_machine
 
 from historyhub.history import client_actions, item_log
 from tests.history.support import ServerClock, parse_time, snapshot, timeline, timeline_item
@@ -72,9 +73,11 @@ def test_an_error_result_fails_it(session_id):
 
 
 def test_an_expired_client_action_failed(session_id):
-    open_approval(session_id, expires_at="2020-01-01T00:00:00Z")
+    with time_machine.travel("2026-12-01T12:00:00Z", tick=False):
+        open_approval(session_id, expires_at="2026-12-01T12:05:00Z")
 
-    client_actions.expire_overdue()
+    with time_machine.travel("2026-12-01T12:06:00Z", tick=False):
+        client_actions.sweep_expired()
 
     item = timeline_item(session_id, "client-action:call_123")
     assert (item["status"], item["summary"]) == ("failed", "request human approval expired.")

@@ -49,7 +49,7 @@ def test_an_evaluation_keeps_its_metrics(session_id):
 
 
 def test_session_completed_is_passed_through_and_completes_the_run(session_id):
-    sessions.update(session_id, {"runStatus": "running"})
+    sessions.update(session_id, run_status="running")
 
     item_log.append(session_id, [{"type": "session_completed", "id": "done_1", "durationMs": 60000, "usage": USAGE}])
 

@@ -62,7 +62,7 @@ def test_the_parent_waits_for_its_subagent(session_id, child_id):
     ],
 )
 def test_the_subagent_status_follows_the_childs_run_status(session_id, child_id, run_status, shown):
-    sessions.update(child_id, {"runStatus": run_status})
+    sessions.update(child_id, run_status=run_status)
 
     item = timeline_item(session_id, "subagent:call_research")
     assert item["status"] == shown
@@ -74,10 +74,10 @@ def test_the_parent_runs_again_when_its_last_subagent_completes(session_id, chil
         agent="writerAgent", session_id="ses_child_2", parent_session_id=session_id, parent_call_id="call_write"
     )
 
-    sessions.update(child_id, {"runStatus": "completed"})
+    sessions.update(child_id, run_status="completed")
     assert snapshot(session_id)["runStatus"] == "waiting_for_subagent"
 
-    sessions.update("ses_child_2", {"runStatus": "failed"})
+    sessions.update("ses_child_2", run_status="failed")
     assert snapshot(session_id)["runStatus"] == "running"
 
 
@@ -105,7 +105,7 @@ def test_a_client_action_in_the_child_shows_the_subagent_running(session_id, chi
 
 
 def test_a_paused_parent_is_not_made_to_wait(session_id):
-    sessions.update(session_id, {"runStatus": "paused"})
+    sessions.update(session_id, run_status="paused")
 
     sessions.ensure(
         agent="researchAgent", session_id="ses_child", parent_session_id=session_id, parent_call_id="call_research"

@@ -98,8 +98,8 @@ def test_get_of_an_unknown_session_is_not_found(db):
 
 
 def test_update_changes_the_fields_given_only(session_id):
-    sessions.update(session_id, {"name": "Renamed", "metadata": {"tier": "silver"}})
-    session = sessions.update(session_id, {"status": "paused", "runStatus": "failed"})
+    sessions.update(session_id, name="Renamed", metadata={"tier": "silver"})
+    session = sessions.update(session_id, status="paused", run_status="failed")
 
     state = sessions.snapshot(session)
     assert (state["name"], state["metadata"], state["status"], state["runStatus"]) == (
@@ -111,9 +111,9 @@ def test_update_changes_the_fields_given_only(session_id):
 
 
 def test_update_can_clear_the_run_status(session_id):
-    sessions.update(session_id, {"runStatus": "running"})
+    sessions.update(session_id, run_status="running")
 
-    sessions.update(session_id, {"runStatus": None})
+    sessions.update(session_id, run_status=None)
 
     assert snapshot(session_id)["runStatus"] is None
 
@@ -123,14 +123,14 @@ def test_update_can_clear_the_run_status(session_id):
     [
         {"status": "archived"},
         {"status": None},
-        {"runStatus": "sleeping"},
+        {"run_status": "sleeping"},
         {"name": 5},
         {"metadata": {"nested": {}}},
     ],
 )
 def test_update_rejects_invalid_values_and_changes_nothing(session_id, changes):
     with pytest.raises(InvalidInput):
-        sessions.update(session_id, {"name": "Not kept", **changes})
+        sessions.update(session_id, **{"name": "Not kept", **changes})
 
     assert snapshot(session_id)["name"] is None
     assert snapshot(session_id)["status"] == "active"
@@ -138,13 +138,13 @@ def test_update_rejects_invalid_values_and_changes_nothing(session_id, changes):
 
 def test_update_of_an_unknown_session_is_not_found(db):
     with pytest.raises(SessionNotFound):
-        sessions.update("ses_unknown", {"name": "x"})
+        sessions.update("ses_unknown", name="x")
 
 
 def test_update_marks_the_session_updated(session_id):
     before = sessions.get(session_id).updated_at
 
-    sessions.update(session_id, {"name": "Renamed"})
+    sessions.update(session_id, name="Renamed")
 
     assert sessions.get(session_id).updated_at > before
 
@@ -196,7 +196,7 @@ def three_sessions(db):
     sessions.ensure(agent="billingAgent", session_id="ses_b", metadata={"invoice": "INV-77"})
     sessions.ensure(agent="supportAgent", session_id="ses_c")
     item_log.append("ses_c", [user("My parcel never arrived")])
-    sessions.update("ses_b", {"status": "completed", "runStatus": "completed"})
+    sessions.update("ses_b", status="completed", run_status="completed")
 
 
 def ids(queryset):
@@ -239,7 +239,7 @@ def test_search_does_not_match_metadata_keys_or_json_punctuation(three_sessions,
 
 
 def test_search_follows_metadata_changes(three_sessions):
-    sessions.update("ses_a", {"metadata": {"plan": "silver", "seats": 12}})
+    sessions.update("ses_a", metadata={"plan": "silver", "seats": 12})
 
     assert ids(sessions.search(q="gold")) == []
     assert ids(sessions.search(q="silver")) == ["ses_a"]

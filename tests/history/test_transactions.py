@@ -80,13 +80,13 @@ def test_it_creates_a_missing_session(db):
     assert sessions.get("ses_new").agent == "default"
 
 
-def test_append_items_keeps_ids_idempotent(session_id):
+def test_append_items_keeps_every_item_whatever_its_id(session_id):
     item_log.append(session_id, [user("hello", id="msg_1")])
 
     applied = transactions.apply(session_id, "op_1", append_items(user("hello again", id="msg_1"), assistant("hi")))
 
     assert applied is True
-    assert stored_items(session_id) == [user("hello", id="msg_1"), assistant("hi")]
+    assert stored_items(session_id) == [user("hello", id="msg_1"), user("hello again", id="msg_1"), assistant("hi")]
 
 
 def test_replace_suffix_swaps_the_newest_items(session_id):

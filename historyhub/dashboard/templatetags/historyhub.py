@@ -121,8 +121,4 @@ def number(value):
 
 @register.inclusion_tag("dashboard/fragments/inbox_count.html")
 def inbox_count(oob=False):
-    return {"waiting": waiting_total(), "oob": oob}
-
-
-def waiting_total():
-    return client_actions.waiting_and_resolved(status="waiting").count()
+    return {"waiting": client_actions.waiting_count(), "oob": oob}

@@ -1,0 +1,2 @@
+export { HistoryHubClient } from './client.js';
+export { HistoryHubError } from './errors.js';

@@ -1,0 +1,128 @@
+// Client actions: open, get, wait (long-polling in pieces of at most 60 s),
+// decide, and supply a result.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+
+import { HistoryHubClient } from '../src/index.js';
+import { historyHub, liveClient, uniqueSessionId } from './support/live.js';
+import { startProxy } from './support/proxy.js';
+
+const hub = await historyHub();
+const client = await liveClient();
+
+async function openedAction(callId = 'call_1', fields = {}) {
+  const sessionId = uniqueSessionId('actions');
+  await client.createSession({ sessionId, agent: 'refunds' });
+  const action = await client.openClientAction(sessionId, {
+    callId,
+    name: 'approve_refund',
+    arguments: { amount: 750 },
+    ...fields,
+  });
+  return { sessionId, callId, action };
+}
+
+test('an opened action is waiting, and opening it again with the same content answers the same action', async () => {
+  const { sessionId, callId, action } = await openedAction('call_1', { description: 'Refund order 42' });
+  assert.equal(action.status, 'waiting');
+  assert.equal(action.description, 'Refund order 42');
+  const again = await client.openClientAction(sessionId, {
+    callId,
+    name: 'approve_refund',
+    arguments: { amount: 750 },
+    description: 'Refund order 42',
+  });
+  assert.equal(again.createdAt, action.createdAt);
+  await assert.rejects(
+    client.openClientAction(sessionId, { callId, name: 'approve_refund', arguments: { amount: 1 } }),
+    { status: 409, code: 'action_result_conflict' },
+  );
+  assert.deepEqual(await client.getClientAction(sessionId, callId), action);
+});
+
+test('an approval with edited arguments keeps both versions', async () => {
+  const { sessionId, callId } = await openedAction();
+  const decided = await client.decideClientAction(sessionId, callId, {
+    decision: 'approve',
+    comment: 'Half now.',
+    arguments: { amount: 375 },
+  });
+  assert.equal(decided.status, 'approved');
+  assert.deepEqual([decided.arguments, decided.approvedArguments], [{ amount: 750 }, { amount: 375 }]);
+  assert.equal(decided.comment, 'Half now.');
+  assert.match(decided.resolvedBy, /js tests \(write\)/);
+});
+
+test('a rejection, and a different second decision, are answered as the contract says', async () => {
+  const { sessionId, callId } = await openedAction();
+  const rejected = await client.decideClientAction(sessionId, callId, { decision: 'reject', comment: 'No.' });
+  assert.equal(rejected.status, 'rejected');
+  const repeated = await client.decideClientAction(sessionId, callId, { decision: 'reject', comment: 'No.' });
+  assert.equal(repeated.resolvedAt, rejected.resolvedAt);
+  await assert.rejects(client.decideClientAction(sessionId, callId, { decision: 'approve' }), {
+    status: 409,
+    code: 'action_result_conflict',
+  });
+});
+
+test('a result supplied by the client application completes the action', async () => {
+  const { sessionId, callId } = await openedAction();
+  const completed = await client.submitClientActionResult(sessionId, callId, { output: { refunded: true } });
+  assert.equal(completed.status, 'completed');
+  assert.deepEqual(completed.output, { refunded: true });
+  const failed = await openedAction('call_2');
+  const failure = await client.submitClientActionResult(failed.sessionId, 'call_2', { output: 'card expired', isError: true });
+  assert.equal(failure.status, 'failed');
+});
+
+test('waiting answers as soon as the action is decided', async () => {
+  const { sessionId, callId } = await openedAction();
+  const waiting = client.waitForClientAction(sessionId, callId, { timeoutSeconds: 30 });
+  await client.decideClientAction(sessionId, callId, { decision: 'approve' });
+  assert.equal((await waiting).status, 'approved');
+});
+
+test('waiting answers the action still waiting once the timeout passes', async () => {
+  const { sessionId, callId } = await openedAction();
+  const started = Date.now();
+  const action = await client.waitForClientAction(sessionId, callId, { timeoutSeconds: 0.3 });
+  assert.equal(action.status, 'waiting');
+  assert.ok(Date.now() - started >= 250, 'the server held the request for the wait');
+});
+
+test('a wait longer than the server holds a request asks again, at most 60 s at a time', async () => {
+  const { sessionId, callId } = await openedAction();
+  const asked = [];
+  // The proxy shortens each long poll so the test does not wait a minute per request;
+  // the client sees the action still waiting and asks again, until it is decided.
+  const proxy = await startProxy(hub.url, async (request) => {
+    const url = new URL(request.url, 'http://proxy');
+    asked.push(Number(url.searchParams.get('wait')));
+    if (asked.length === 3) await client.decideClientAction(sessionId, callId, { decision: 'approve' });
+    url.searchParams.set('wait', '0.05');
+    return { rewriteUrl: `${url.pathname}${url.search}` };
+  });
+  after(() => proxy.close());
+  const viaProxy = new HistoryHubClient({ baseUrl: proxy.url, apiKey: hub.writeKey });
+  const action = await viaProxy.waitForClientAction(sessionId, callId, { timeoutSeconds: 600 });
+  assert.equal(action.status, 'approved');
+  assert.deepEqual(asked, [60, 60, 60]);
+});
+
+test('actions are listed across sessions, filtered, oldest first', async () => {
+  const { sessionId } = await openedAction('first');
+  await client.openClientAction(sessionId, { callId: 'second', name: 'approve_refund', arguments: {} });
+  const page = await client.listClientActions({ sessionId, status: 'waiting', pageSize: 10 });
+  assert.deepEqual(page.items.map((action) => action.callId), ['first', 'second']);
+  assert.deepEqual([page.total, page.hasMore], [2, false]);
+});
+
+test('call ids with "/", "%", spaces and other characters are addressable', async () => {
+  // Waits for the server change that makes ids with "/" addressable.
+  for (const callId of ['100%', 'a call', 'appel-ü-☃', 'call/1']) {
+    const { sessionId } = await openedAction(callId);
+    assert.equal((await client.getClientAction(sessionId, callId)).callId, callId);
+    const decided = await client.decideClientAction(sessionId, callId, { decision: 'approve' });
+    assert.equal(decided.status, 'approved', callId);
+  }
+});

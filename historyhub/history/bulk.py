@@ -1,0 +1,44 @@
+"""Writing many rows in one statement, with no model instance per row.
+
+A batch of items writes its log rows and timeline entries here: PostgreSQL
+takes them through COPY, SQLite through one prepared INSERT run for every row.
+Django's ``bulk_create`` would build a model instance and format every
+parameter of a multi-row INSERT in Python, which costs more than the rows.
+"""
+
+from django.db import connection
+
+
+def insert(model, columns, rows):
+    """Insert rows, each a tuple of values in ``columns`` order (database values: see ``datetime_value``)."""
+    if not rows:
+        return
+    table = connection.ops.quote_name(model._meta.db_table)
+    names = ", ".join(connection.ops.quote_name(column) for column in columns)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        else:
+            placeholders = ", ".join(["%s"] * len(columns))
+            cursor.executemany(f"INSERT INTO {table} ({names}) VALUES ({placeholders})", rows)
+
+
+def update(model, columns, rows):
+    """Set ``columns`` of rows by primary key; each row is (value, …, pk)."""
+    if not rows:
+        return
+    table = connection.ops.quote_name(model._meta.db_table)
+    assignments = ", ".join(f"{connection.ops.quote_name(column)} = %s" for column in columns)
+    pk = connection.ops.quote_name(model._meta.pk.column)
+    with connection.cursor() as cursor:
+        cursor.executemany(f"UPDATE {table} SET {assignments} WHERE {pk} = %s", rows)
+
+
+def datetime_value(moment):
+    """An aware datetime as the database column takes it from a raw statement."""
+    if connection.vendor == "postgresql":
+        return moment
+    # SQLite keeps UTC text, as Django writes it.
+    return connection.ops.adapt_datetimefield_value(moment)

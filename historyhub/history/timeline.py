@@ -1,0 +1,193 @@
+"""The timeline as one write sees it: the entries it reads, adds and changes,
+written back in a few statements when the write finishes.
+
+Entries are read once per write (a batch reads every entry of the calls it
+touches in one query) and kept here, so an output completing a call appended
+in the same batch never goes back to the database. Timeline entries are
+stored in their wire shape (docs/architecture.md, "Timeline entries").
+"""
+
+from historyhub.history import bulk, jsonvalues
+from historyhub.history.models import TimelineEntry
+
+_COLUMNS = (
+    "session_id",
+    "epoch",
+    "seq",
+    "order",
+    "key",
+    "type",
+    "call_id",
+    "source_position",
+    "created_at",
+    "data",
+    "text",
+    "changed_version",
+)
+
+
+class Entry:
+    """A timeline entry with its data parsed; ``pk`` is None until it is written."""
+
+    __slots__ = (
+        "pk",
+        "epoch",
+        "seq",
+        "order",
+        "key",
+        "type",
+        "call_id",
+        "source_position",
+        "created_at",
+        "data",
+        "text",
+    )
+
+    def __init__(self, *, pk, epoch, seq, order, key, type, call_id, source_position, created_at, data, text):
+        self.pk = pk
+        self.epoch = epoch
+        self.seq = seq
+        self.order = order
+        self.key = key
+        self.type = type
+        self.call_id = call_id
+        self.source_position = source_position
+        self.created_at = created_at
+        self.data = data
+        self.text = text
+
+    @classmethod
+    def from_row(cls, row):
+        return cls(
+            pk=row.pk,
+            epoch=row.epoch,
+            seq=row.seq,
+            order=row.order,
+            key=row.key,
+            type=row.type,
+            call_id=row.call_id,
+            source_position=row.source_position,
+            created_at=row.created_at,
+            data=jsonvalues.loads(row.data),
+            text=row.text,
+        )
+
+    def stored_data(self):
+        return jsonvalues.dumps(self.data)
+
+
+class TimelineWriter:
+    def __init__(self, session, version):
+        self.session = session
+        self.version = version
+        self._by_key = {}
+        self._by_call = {}
+        self._loaded_calls = set()
+        self._new = []
+        self._changed = {}
+
+    # Reading -----------------------------------------------------------------------------
+
+    def load_calls(self, call_ids):
+        """Read every current entry of these calls in one query."""
+        wanted = set(call_ids) - self._loaded_calls
+        if not wanted:
+            return
+        self._loaded_calls |= wanted
+        rows = TimelineEntry.objects.filter(session=self.session, epoch=self.session.epoch, call_id__in=wanted)
+        for row in rows.order_by("seq"):
+            self._remember(Entry.from_row(row))
+
+    def get(self, key):
+        """The current epoch's entry with this key, or None."""
+        if key not in self._by_key:
+            row = TimelineEntry.objects.filter(session=self.session, epoch=self.session.epoch, key=key).first()
+            self._by_key[key] = Entry.from_row(row) if row is not None else None
+        return self._by_key[key]
+
+    def newest_for_call(self, call_id, types=("action", "client_action")):
+        """The newest entry of the current epoch that shows this call."""
+        self.load_calls([call_id])
+        for entry in reversed(self._by_call.get(call_id, ())):
+            if entry.type in types:
+                return entry
+        return None
+
+    def _key_taken(self, key, call_id):
+        if call_id and call_id in self._loaded_calls:
+            return any(entry.key == key for entry in self._by_call.get(call_id, ()))
+        return self.get(key) is not None
+
+    def _remember(self, entry):
+        self._by_key[entry.key] = entry
+        if entry.call_id:
+            self._by_call.setdefault(entry.call_id, []).append(entry)
+
+    # Writing -----------------------------------------------------------------------------
+
+    def add(self, key, entry_type, data, created_at, order, *, source_position=None, text="", call_id=""):
+        """A new entry at the end of the current epoch.
+
+        History item ids are unique within an epoch: when an earlier entry has
+        the id (agents repeat call ids and item ids), the new one is told apart
+        by the position that placed it, ``<id>#<position>``.
+        """
+        if not key.startswith("message:") and self._key_taken(key, call_id):
+            key = f"{key}#{order}"
+        self.session.history_count += 1
+        entry = Entry(
+            pk=None,
+            epoch=self.session.epoch,
+            seq=self.session.history_count,
+            order=order,
+            key=key,
+            type=entry_type,
+            call_id=call_id,
+            source_position=source_position,
+            created_at=created_at,
+            data=data,
+            text=text,
+        )
+        self._remember(entry)
+        self._new.append(entry)
+        return entry
+
+    def change(self, entry, changes, remove=()):
+        entry.data.update(changes)
+        for name in remove:
+            entry.data.pop(name, None)
+        if entry.pk is not None:
+            self._changed[entry.pk] = entry
+
+    def flush(self):
+        """Write the new and changed entries: one statement each, whatever their number."""
+        if self._new:
+            session_id, version = self.session.pk, self.version
+            bulk.insert(
+                TimelineEntry,
+                _COLUMNS,
+                [
+                    (
+                        session_id,
+                        entry.epoch,
+                        entry.seq,
+                        entry.order,
+                        entry.key,
+                        entry.type,
+                        entry.call_id,
+                        entry.source_position,
+                        bulk.datetime_value(entry.created_at),
+                        entry.stored_data(),
+                        entry.text,
+                        version,
+                    )
+                    for entry in self._new
+                ],
+            )
+        if self._changed:
+            bulk.update(
+                TimelineEntry,
+                ("data", "changed_version"),
+                [(entry.stored_data(), self.version, pk) for pk, entry in self._changed.items()],
+            )
+        self._new, self._changed = [], {}

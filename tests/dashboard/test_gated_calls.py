@@ -1,0 +1,48 @@
+"""A tool call that waits for approval is decided on its own card in the timeline."""
+
+import time_machine
+
+from historyhub.history import client_actions, item_log
+from tests.dashboard.conftest import decision_url, post, text_of
+
+CALL = {"type": "function_call", "call_id": "call_pay", "name": "pay_invoice", "arguments": '{"invoice": 42}'}
+
+
+def gated_call(session_id="pay-1", **fields):
+    item_log.append(session_id, [CALL])
+    client_actions.open_action(session_id, call_id="call_pay", name="pay_invoice", arguments={"invoice": 42}, **fields)
+
+
+def test_the_call_card_carries_the_approve_and_reject_buttons(approver_client, db):
+    gated_call()
+
+    html = text_of(approver_client.get("/sessions/pay-1/"))
+
+    assert html.count('class="card action') == 1
+    assert 'class="card client-action' not in html
+    assert ">Approve</button>" in html and ">Reject</button>" in html
+    assert "approval waiting" in html
+
+
+def test_an_approver_decides_on_the_call_card(approver_client, db):
+    gated_call()
+
+    response = post(
+        approver_client, decision_url("pay-1", "call_pay"), {"decision": "reject", "comment": "Paid."}, htmx=True
+    )
+
+    assert response.status_code == 200
+    assert client_actions.get("pay-1", "call_pay").status == "rejected"
+    card = text_of(response)
+    assert "approval rejected" in card and "Paid." in card and ">Approve</button>" not in card
+
+
+def test_an_expired_approval_shows_expired_without_anyone_writing_it(approver_client, db):
+    with time_machine.travel("2026-12-01T12:00:00Z", tick=False):
+        gated_call(expires_at="2026-12-01T12:05:00Z")
+
+    with time_machine.travel("2026-12-01T12:06:00Z", tick=False):
+        html = text_of(approver_client.get("/sessions/pay-1/"))
+
+    assert "approval expired" in html and ">Approve</button>" not in html
+    assert client_actions.get("pay-1", "call_pay").status == "waiting"
