@@ -3,10 +3,12 @@
 import json
 from types import SimpleNamespace
 
+import httpx2
 import pytest
-from agents import Agent, Runner, SessionSettings, SQLiteSession, function_tool
+from agents import Agent, OpenAIChatCompletionsModel, Runner, SessionSettings, SQLiteSession, function_tool
 from agents.memory import OpenAIResponsesCompactionSession, Session
 from agents.testing import ScriptedModel, assistant_message, function_call
+from openai import AsyncOpenAI
 
 from historyhub.client import HistoryHubError, HistoryHubSession
 from historyhub.client.http import AsyncHistoryHubClient
@@ -70,14 +72,17 @@ def test_an_item_the_server_did_not_store_is_an_error_not_a_silent_loss():
     assert "1 of 2" in raised.value.message
 
 
-def conversation(session):
-    """Three turns and two tool calls with the SDK's test model, whose replies all share one id."""
+TURNS = ["Where is order 1?", "Thanks!", "And order 2?"]
 
-    @function_tool
-    def lookup_order(order: int) -> str:
-        return f"Order {order} shipped."
 
-    model = ScriptedModel(
+@function_tool
+def lookup_order(order: int) -> str:
+    return f"Order {order} shipped."
+
+
+def scripted_model():
+    """The SDK's test model, whose replies all share one id."""
+    return ScriptedModel(
         [
             [function_call("lookup_order", {"order": 1}, call_id="call_1")],
             [assistant_message("Order 1 shipped.")],
@@ -86,29 +91,83 @@ def conversation(session):
             [assistant_message("Order 2 shipped too.")],
         ]
     )
+
+
+class ChatCompletionsAnswers:
+    """Chat Completions answers over an offline transport (the OpenAI API is outside this machine).
+
+    Through ``OpenAIChatCompletionsModel`` the SDK stamps every item ``"id": "__fake_id__"``.
+    """
+
+    def __init__(self):
+        self.requests = []
+        self.answers = [
+            {"tool_calls": [{"id": "call_1", "function": {"name": "lookup_order", "arguments": '{"order":1}'}}]},
+            {"content": "Order 1 shipped."},
+            {"content": "You are welcome."},
+            {"tool_calls": [{"id": "call_2", "function": {"name": "lookup_order", "arguments": '{"order":2}'}}]},
+            {"content": "Order 2 shipped too."},
+        ]
+
+    def __call__(self, request):
+        self.requests.append(json.loads(request.content))
+        message = {"role": "assistant", "content": None, **self.answers.pop(0)}
+        for call in message.get("tool_calls", []):
+            call["type"] = "function"
+        answer = {
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "gpt-4.1",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+        return httpx2.Response(200, json=answer)
+
+    def model(self):
+        http_client = httpx2.AsyncClient(transport=httpx2.MockTransport(self))
+        return OpenAIChatCompletionsModel("gpt-4.1", AsyncOpenAI(api_key="offline", http_client=http_client))
+
+
+async def converse(session, model):
+    """Three turns, two of them with a tool call."""
     agent = Agent(name="support", model=model, tools=[lookup_order])
-
-    async def turns():
-        for text in ["Where is order 1?", "Thanks!", "And order 2?"]:
-            await Runner.run(agent, text, session=session)
-        return model.calls[-1].input
-
-    return turns()
+    for text in TURNS:
+        await Runner.run(agent, text, session=session)
 
 
 def test_every_item_is_kept_when_ids_repeat_as_in_the_sdks_own_store(connect):
-    # Waits for the server to keep every item (ids are not identities).
     async def coroutine():
         async with connect() as client:
-            ours = HistoryHubSession("client-keep", client)
-            theirs = SQLiteSession("client-keep")
-            model_saw_ours, model_saw_theirs = await conversation(ours), await conversation(theirs)
-            return await ours.get_items(), await theirs.get_items(), model_saw_ours, model_saw_theirs
+            ours, theirs = HistoryHubSession("client-keep", client), SQLiteSession("client-keep")
+            ours_model, theirs_model = scripted_model(), scripted_model()
+            await converse(ours, ours_model)
+            await converse(theirs, theirs_model)
+            return await ours.get_items(), await theirs.get_items(), ours_model.calls, theirs_model.calls
 
-    ours, theirs, model_saw_ours, model_saw_theirs = run(coroutine())
+    ours, theirs, ours_calls, theirs_calls = run(coroutine())
     assert len(theirs) == 10
     assert ours == theirs
-    assert model_saw_ours == model_saw_theirs
+    assert [call.input for call in ours_calls] == [call.input for call in theirs_calls]
+
+
+def test_every_item_of_a_chat_completions_model_is_kept_despite_its_placeholder_ids(connect):
+    async def coroutine():
+        async with connect() as client:
+            ours, theirs = HistoryHubSession("client-chat", client), SQLiteSession("client-chat")
+            ours_answers, theirs_answers = ChatCompletionsAnswers(), ChatCompletionsAnswers()
+            await converse(ours, ours_answers.model())
+            await converse(theirs, theirs_answers.model())
+            return await ours.get_items(), await theirs.get_items(), ours_answers.requests, theirs_answers.requests
+
+    ours, theirs, ours_requests, theirs_requests = run(coroutine())
+    assert len(theirs) == 10
+    assert sum(item.get("id") == "__fake_id__" for item in theirs) == 5
+    assert ours == theirs
+    assert [request["messages"] for request in ours_requests] == [request["messages"] for request in theirs_requests]
+    # No orphan tool message: each follows the assistant message that called it.
+    roles = [message["role"] for message in ours_requests[-1]["messages"]]
+    assert roles == ["user", "assistant", "tool", "assistant", "user", "assistant", "user", "assistant", "tool"]
 
 
 class FakeOpenAI:
