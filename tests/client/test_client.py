@@ -8,7 +8,7 @@ import pytest
 
 from historyhub.client import AsyncHistoryHubClient, HistoryHubClient, HistoryHubError, RetryPolicy
 from tests.client.conftest import run
-from tests.client.tiny_server import DROP, TinyServer
+from tests.client.tiny_server import DROP, FORWARD, FORWARD_THEN_DROP, TinyServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -258,3 +258,15 @@ def test_an_agent_waits_while_a_person_decides(connect):
     assert waited["status"] == "approved"
     assert waited["resolvedBy"] == "api key: client tests"
     assert (waited["arguments"], waited["approvedArguments"]) == ({"amount": 750}, {"amount": 500})
+
+
+def test_a_write_whose_answer_was_lost_is_stored_once_when_tried_again(live_server, key, hub):
+    hub.create_session("support", "client-lost-answer")
+    with (
+        TinyServer([FORWARD_THEN_DROP, FORWARD], forward_to=live_server.url) as proxy,
+        HistoryHubClient(proxy.url, key, retry=QUICK) as client,
+    ):
+        answer = client.add_items("client-lost-answer", [{"role": "user", "content": "only once"}])
+    assert answer == {"inserted": [True], "itemCount": 1}
+    assert len(proxy.requests) == 2
+    assert hub.get_items("client-lost-answer") == [{"role": "user", "content": "only once"}]
