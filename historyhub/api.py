@@ -10,28 +10,31 @@ from ninja.errors import AuthenticationError, AuthorizationError, HttpError, Val
 from ninja.parser import Parser
 
 from historyhub.apikeys.auth import ApiKeyAuth
+from historyhub.history import jsonvalues, validation
 from historyhub.history.api import router as history_router
 from historyhub.history.errors import DomainError
 from historyhub.idempotency import openapi as idempotency_openapi
 
 BODY_MESSAGE = "The request body must be a JSON object."
+# Every pagination mistake gets the contract's one message.
+PAGINATION_FIELDS = ("page", "pageSize")
 
 
-def _reject_constant(name):
-    raise ValueError(f"{name} is not JSON")
+class NotAnObject(ValueError):
+    pass
 
 
 class StrictJSONParser(Parser):
-    """A JSON object, as RFC 8259 has it: Python's NaN and Infinity extensions are refused.
+    """A JSON object under the intake rules (historyhub.history.jsonvalues): finite numbers, bounded depth.
 
     Every request body of the API is an object; ninja's Schema would read
     any other value as an object with no fields.
     """
 
     def parse_body(self, request):
-        body = json.loads(request.body, parse_constant=_reject_constant)
+        body = jsonvalues.loads_untrusted(request.body, envelope=jsonvalues.ENVELOPE_DEPTH)
         if not isinstance(body, dict):
-            raise ValueError(BODY_MESSAGE)
+            raise NotAnObject(BODY_MESSAGE)
         return body
 
 
@@ -87,6 +90,8 @@ def invalid_input(request, exc):
     if source == "body":
         # ninja nests the body under the view's parameter name; the wire does not.
         where = where[1:]
+    if source == "query" and where and where[0] in PAGINATION_FIELDS:
+        return error_response(request, "invalid_input", validation.PAGINATION_MESSAGE, 400)
     field = ".".join(str(part) for part in where) or source
     return error_response(request, "invalid_input", f"{field}: {error['msg']}", 400)
 
@@ -94,5 +99,9 @@ def invalid_input(request, exc):
 @api.exception_handler(HttpError)
 def unparsable_body(request, exc):
     # With bearer auth and no throttling, ninja raises a plain HttpError only
-    # for a request body its parser refused.
+    # for a request body its parser refused; the parser's reason is its cause.
+    cause = exc.__cause__
+    if isinstance(cause, ValueError) and not isinstance(cause, (json.JSONDecodeError, NotAnObject)):
+        # JSON, but out of the intake rules: say which.
+        return error_response(request, "invalid_input", f"The request body {cause}.", 400)
     return error_response(request, "invalid_input", BODY_MESSAGE, 400)

@@ -30,7 +30,7 @@ from historyhub.dashboard.forms import (
     SessionFilters,
     TimelineQuery,
 )
-from historyhub.history import client_actions, sessions
+from historyhub.history import client_actions, paging, sessions
 from historyhub.history.errors import DomainError, SessionNotFound
 from historyhub.history.models import ClientAction, Session, TimelineEntry
 
@@ -66,15 +66,15 @@ def pages(total, page_size):
     return max(1, -(-total // page_size))
 
 
-def page_context(rows, total, has_more, page, page_size):
+def page_context(paged):
     """What a paginated table's template needs: the rows and the links around them."""
     return {
-        "rows": rows,
-        "total": total,
-        "page": page,
-        "pages": pages(total, page_size),
-        "previous_page": page - 1 if page > 1 else None,
-        "next_page": page + 1 if has_more else None,
+        "rows": paged.items,
+        "total": paged.total,
+        "page": paged.page,
+        "pages": pages(paged.total, paged.page_size),
+        "previous_page": paged.page - 1 if paged.page > 1 else None,
+        "next_page": paged.page + 1 if paged.has_more else None,
     }
 
 
@@ -98,8 +98,8 @@ def session_list(request):
     agents = Session.objects.order_by("agent").values_list("agent", flat=True).distinct()
     filters = SessionFilters(request.GET, agents=agents)
     page = filters.page_number()
-    rows, total, has_more = sessions.page_of(sessions.search(**filters.criteria()), page, SESSIONS_PAGE_SIZE)
-    context = {"filters": filters, "stamp": stamp, **page_context(rows, total, has_more, page, SESSIONS_PAGE_SIZE)}
+    paged = paging.page_of(sessions.search(**filters.criteria()), page, SESSIONS_PAGE_SIZE)
+    context = {"filters": filters, "stamp": stamp, **page_context(paged)}
     if request.htmx:
         response = render(request, "dashboard/fragments/session_results.html", context)
         if "since" not in request.GET:
@@ -209,12 +209,11 @@ def approvals_stamp(actions):
 
 
 def approvals_context(actions, stamp, page):
-    rows, total, has_more = sessions.page_of(actions, page, APPROVALS_PAGE_SIZE)
-    if not rows and page > 1:
+    paged = paging.page_of(actions, page, APPROVALS_PAGE_SIZE)
+    if not paged.items and page > 1:
         # The last actions of this page were just decided: show the last page there is.
-        page = pages(total, APPROVALS_PAGE_SIZE)
-        rows, total, has_more = sessions.page_of(actions, page, APPROVALS_PAGE_SIZE)
-    return {"stamp": stamp, **page_context(rows, total, has_more, page, APPROVALS_PAGE_SIZE)}
+        paged = paging.page_of(actions, pages(paged.total, APPROVALS_PAGE_SIZE), APPROVALS_PAGE_SIZE)
+    return {"stamp": stamp, **page_context(paged)}
 
 
 @require_GET

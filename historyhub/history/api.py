@@ -1,9 +1,14 @@
-"""The history endpoints of API.md: parse the request, call the domain, shape the answer."""
+"""The history endpoints (docs/api.md): parse the request, call the domain, return what it returns.
+
+The schemas (``historyhub.history.schemas``) turn the domain's objects into the wire's shapes.
+"""
 
 from typing import Annotated
 
 from django.http import StreamingHttpResponse
+from django.utils import timezone
 from ninja import Path, Query, Router, Status
+from pydantic.alias_generators import to_snake
 
 from historyhub.apikeys.auth import resolved_by
 from historyhub.history import (
@@ -11,6 +16,7 @@ from historyhub.history import (
     client_actions,
     history_pages,
     item_log,
+    paging,
     sessions,
     transactions,
     validation,
@@ -20,17 +26,16 @@ from historyhub.history.schemas import (
     SESSION_ID_PATTERN,
     WITHOUT_NUL,
     Appended,
-    ClientActionFilters,
     ClientActionIn,
     ClientActionOut,
     ClientActionPage,
+    ClientActionQuery,
     Compacted,
     CompactionIn,
     DecisionIn,
     EntryList,
     Error,
     HistoryPage,
-    HistoryQuery,
     InjectionEntry,
     InjectionIn,
     ItemCount,
@@ -40,13 +45,14 @@ from historyhub.history.schemas import (
     ItemsReplace,
     MessageList,
     MessagesIn,
+    Pagination,
     Popped,
     ResponseLookup,
     ResultIn,
-    SessionFilters,
     SessionIn,
     SessionPage,
     SessionPatch,
+    SessionQuery,
     SessionSnapshot,
     TransactionIn,
     TransactionOut,
@@ -68,17 +74,17 @@ def errors(*statuses):
     return dict.fromkeys((400, 401, *statuses), Error)
 
 
-def page_answer(queryset, filters, shape):
-    """One page of a queryset as the contract paginates: items, page, pageSize, total, hasMore."""
-    page, page_size = validation.pagination(filters.page, filters.pageSize)
-    rows, total, has_more = sessions.page_of(queryset, page, page_size)
-    return {
-        "items": [shape(row) for row in rows],
-        "page": page,
-        "pageSize": page_size,
-        "total": total,
-        "hasMore": has_more,
-    }
+def ok(result):
+    """A 200 of a named result: ninja would read a bare 2-tuple as (status, body)."""
+    return Status(200, result)
+
+
+def page_of(queryset, query, shape=None):
+    """One page of a queryset, each row shaped by ``shape`` when given."""
+    paged = paging.page_of(queryset, query.page, query.pageSize)
+    if shape is not None:
+        paged.items = [shape(row) for row in paged.items]
+    return paged
 
 
 # Sessions ----------------------------------------------------------------------
@@ -99,10 +105,11 @@ def create_session(request, body: SessionIn):
 
 
 @router.get("/sessions", response={200: SessionPage, **errors()})
-def list_sessions(request, filters: Query[SessionFilters]):
+def list_sessions(request, query: Query[SessionQuery]):
     """Sessions, most recently updated first."""
-    found = sessions.search(agent=filters.agent, status=filters.status, run_status=filters.runStatus, q=filters.q)
-    return page_answer(sessions.with_snapshot_relations(found), filters, sessions.snapshot)
+    now = timezone.now()
+    found = sessions.search(agent=query.agent, status=query.status, run_status=query.runStatus, q=query.q, now=now)
+    return page_of(sessions.with_snapshot_relations(found), query, lambda session: sessions.snapshot(session, now))
 
 
 @router.get("/sessions/{sessionId}", response={200: SessionSnapshot, **errors(404)})
@@ -113,9 +120,7 @@ def get_session(request, session_id: SessionId):
 @router.patch("/sessions/{sessionId}", response={200: SessionSnapshot, **errors(403, 404, 413)})
 def update_session(request, session_id: SessionId, body: SessionPatch):
     """Change only the fields sent."""
-    changes = body.model_dump(exclude_unset=True)
-    if "runStatus" in changes:
-        changes["run_status"] = changes.pop("runStatus")
+    changes = {to_snake(name): value for name, value in body.model_dump(exclude_unset=True).items()}
     return sessions.snapshot(sessions.update(session_id, **changes))
 
 
@@ -127,7 +132,7 @@ def delete_session(request, session_id: SessionId):
 
 
 @router.get("/sessions/{sessionId}/history", response={200: HistoryPage, **errors(404)})
-def get_history(request, session_id: SessionId, query: Query[HistoryQuery]):
+def get_history(request, session_id: SessionId, query: Query[Pagination]):
     """The timeline, newest page first, chronological within a page."""
     return history_pages.history(session_id, query.page, query.pageSize)
 
@@ -157,11 +162,8 @@ def _json_items(texts):
 
 @router.post("/sessions/{sessionId}/items", response={200: Appended, **errors(403, 413)})
 def append_items(request, session_id: SessionId, body: ItemsAppend):
-    """Append items; one whose id the log already holds is not inserted again."""
-    inserted, item_count = item_log.append(
-        session_id, body.items, agent=body.agent, skip_existing_ids=body.skipExistingIds
-    )
-    return {"inserted": inserted, "itemCount": item_count}
+    """Append every item; with skipExistingIds, those whose id the logical history does not hold yet."""
+    return ok(item_log.append(session_id, body.items, agent=body.agent, skip_existing_ids=body.skipExistingIds))
 
 
 @router.put("/sessions/{sessionId}/items", response={200: ItemCount, **errors(403, 413)})
@@ -186,8 +188,7 @@ def pop_item(request, session_id: SessionId):
 @router.post("/sessions/{sessionId}/compaction", response={200: Compacted, **errors(403, 413)})
 def compact_items(request, session_id: SessionId, body: CompactionIn):
     """Archive the logical history and continue from these items."""
-    changed, item_count = item_log.compact(session_id, body.items)
-    return {"changed": changed, "itemCount": item_count}
+    return ok(item_log.compact(session_id, body.items))
 
 
 @router.post("/sessions/{sessionId}/transactions", response={200: TransactionOut, **errors(403, 409, 413)})
@@ -250,14 +251,13 @@ def open_client_action(request, session_id: SessionId, body: ClientActionIn):
         description=body.description,
         expires_at=body.expiresAt,
     )
-    return Status(201 if created else 200, client_actions.as_dict(action))
+    return Status(201 if created else 200, action)
 
 
 @router.get("/client-actions", response={200: ClientActionPage, **errors()})
-def list_client_actions(request, filters: Query[ClientActionFilters]):
+def list_client_actions(request, query: Query[ClientActionQuery]):
     """Client actions across sessions, oldest first."""
-    found = client_actions.listing(status=filters.status, agent=filters.agent, session_id=filters.sessionId)
-    return page_answer(found, filters, client_actions.as_dict)
+    return page_of(client_actions.listing(status=query.status, agent=query.agent, session_id=query.sessionId), query)
 
 
 # Call ids may hold "/" (sent as %2F, which servers decode before routing): the ids are matched as paths,
@@ -274,7 +274,7 @@ def supply_client_action_result(request, session_id: SessionId, call_id: CallId,
     action, _ = client_actions.supply_result(
         session_id, call_id, output=body.output, is_error=body.isError, resolved_by=resolved_by(request)
     )
-    return client_actions.as_dict(action)
+    return action
 
 
 @router.get(
@@ -300,7 +300,7 @@ def decide_client_action(request, session_id: SessionId, call_id: CallId, body: 
         arguments=body.arguments,
         resolved_by=resolved_by(request),
     )
-    return client_actions.as_dict(action)
+    return action
 
 
 @router.get(
@@ -319,4 +319,4 @@ def get_client_action(request, session_id: SessionId, call_id: CallId, query: Qu
         action = client_actions.wait_for_resolution(session_id, call_id, query.wait)
     else:
         action = client_actions.get(session_id, call_id)
-    return client_actions.as_dict(action)
+    return action

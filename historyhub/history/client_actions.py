@@ -424,24 +424,3 @@ def sweep_expired(now=None):
             if action is not None:
                 resolve_in(write, action, status=Status.EXPIRED, resolved_at=action.expires_at)
     return len(due)
-
-
-def as_dict(action, now=None):
-    """The ClientAction of the API, as readers see it at ``now``."""
-    return {
-        "sessionId": action.session_id,
-        "callId": action.call_id,
-        "name": action.name,
-        "arguments": action.arguments,
-        "description": action.description,
-        "status": action.status_at(now or timezone.now()),
-        "createdAt": base.format_time(action.created_at),
-        "expiresAt": base.format_time(action.expires_at),
-        "resolvedAt": base.format_time(action.resolved_at),
-        "resolvedBy": action.resolved_by or None,
-        "decision": action.decision or None,
-        "comment": action.comment or None,
-        "approvedArguments": action.approved_arguments,
-        "output": action.output,
-        "isError": action.is_error,
-    }

@@ -6,6 +6,8 @@ session keeps their count, so a page is one bounded range scan on an index:
 page 5,000 costs what page 1 costs, with no OFFSET and no COUNT(*).
 """
 
+from dataclasses import dataclass
+
 from django.utils import timezone
 
 from historyhub.history import client_actions, sessions, validation
@@ -13,8 +15,23 @@ from historyhub.history.dialects.base import format_time
 from historyhub.history.models import TimelineEntry
 
 
+@dataclass
+class HistoryPage(sessions.Snapshot):
+    """A page of the timeline, with the session's snapshot."""
+
+    items: list
+    page: int
+    page_size: int
+    total: int
+    has_more: bool
+
+
 def entry_as_item(entry, now):
-    """A timeline entry as a history item, as a reader sees it at ``now`` (expiry shows by itself)."""
+    """A timeline entry as a history item, as a reader sees it at ``now`` (expiry shows by itself).
+
+    Entries are stored in the history item's wire shape (docs/architecture.md, "Timeline entries"),
+    so a page is read without building anything but the envelope.
+    """
     data = client_actions.as_shown(entry.type, entry.value, now)
     return {"id": entry.key, "type": entry.type, "createdAt": format_time(entry.created_at), **data}
 
@@ -38,11 +55,11 @@ def history(session_id, page=None, page_size=None):
     now = timezone.now()
     low, high = page_bounds(session.history_count, page, page_size)
     entries = entries_between(session, session.epoch, low, high) if high else []
-    return {
-        **sessions.snapshot(session, now),
-        "items": [entry_as_item(entry, now) for entry in entries],
-        "page": page,
-        "pageSize": page_size,
-        "total": session.history_count,
-        "hasMore": low > 0,
-    }
+    return HistoryPage(
+        **sessions.snapshot_fields(session, now),
+        items=[entry_as_item(entry, now) for entry in entries],
+        page=page,
+        page_size=page_size,
+        total=session.history_count,
+        has_more=low > 0,
+    )

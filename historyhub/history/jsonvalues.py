@@ -56,7 +56,7 @@ def loads_untrusted(text, envelope=0):
     try:
         value = json.loads(text, parse_constant=_not_a_number, parse_float=_finite_float)
     except RecursionError:
-        raise ValueError(_too_deep()) from None
+        raise ValueError(_too_deep(settings.HISTORYHUB_MAX_JSON_DEPTH + envelope)) from None
     check_depth(value, envelope)
     return value
 
@@ -74,13 +74,13 @@ def check_depth(value, envelope=0):
     while pending:
         container, depth = pending.pop()
         if depth > limit:
-            raise ValueError(_too_deep())
+            raise ValueError(_too_deep(limit))
         children = container.values() if isinstance(container, dict) else container
         pending.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
 
 
-def _too_deep():
-    return f"is nested more than {settings.HISTORYHUB_MAX_JSON_DEPTH} levels deep"
+def _too_deep(limit):
+    return f"is nested more than {limit} levels deep"
 
 
 def _not_a_number(constant):

@@ -1,23 +1,37 @@
-"""The request and response bodies of API.md, field for field.
+"""The wire: the request and response bodies of the API, field for field (docs/api.md).
 
-Field names are the wire's camelCase. Items, metadata, arguments and outputs
-are agents' own JSON and stay free-form. Where the domain owns a check and its
-exact message (pagination, chat messages, item objects), the field accepts any
-value so the raw input reaches the domain, and ``WithJsonSchema`` documents
-what a well-formed request looks like.
+Field names are the wire's camelCase, here and nowhere else. Answers are read
+from the domain's Python objects (``Out``): a camelCase field reads the
+snake_case attribute of the same name, and timestamps are written in UTC with
+a ``Z``. Items, metadata, arguments and outputs are agents' own JSON and stay
+free-form. Where the contract fixes the domain's message for a malformed value
+(item objects, chat messages, metadata values), the field accepts any value so
+the raw input reaches the domain, and ``WithJsonSchema`` documents what a
+well-formed request looks like.
 
 Models that keep fields they do not declare (history items, transactions) are
 pydantic models: ninja's Schema reads declared fields only and drops the rest.
 """
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from django.utils import timezone
 from ninja import Field, Schema
-from pydantic import BaseModel, ConfigDict, StrictBool, WithJsonSchema
+from pydantic import AliasGenerator, BaseModel, ConfigDict, PlainSerializer, StrictBool, WithJsonSchema
+from pydantic.alias_generators import to_snake
 
 from historyhub.history.client_actions import DECISIONS
+from historyhub.history.dialects.base import format_time
 from historyhub.history.models import ClientActionStatus, RunStatus, SessionStatus
-from historyhub.history.validation import MAX_ID_LENGTH, SESSION_ID
+from historyhub.history.validation import MAX_ID_LENGTH, MAX_PAGE, MAX_PAGE_SIZE, SESSION_ID
+
+
+class Out(Schema):
+    """An answer read from a domain object: ``itemCount`` reads ``item_count``."""
+
+    model_config = ConfigDict(alias_generator=AliasGenerator(validation_alias=to_snake), populate_by_name=True)
+
 
 SESSION_ID_PATTERN = f"^{SESSION_ID.pattern}$"
 
@@ -28,7 +42,11 @@ WITHOUT_NUL = r"^[^\x00]*$"
 SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN, examples=["support-42"])]
 Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
 Filter = Annotated[str, Field(pattern=WITHOUT_NUL)]
+TIMESTAMP_SCHEMA = {"type": "string", "format": "date-time", "examples": ["2026-09-28T12:00:04Z"]}
+# A time the caller sends (the domain reads and checks it) …
 Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"}, examples=["2026-09-28T12:00:04Z"])]
+# … and one the API writes: ISO 8601 in UTC with Z.
+Time = Annotated[datetime, PlainSerializer(format_time, return_type=str), WithJsonSchema(TIMESTAMP_SCHEMA)]
 METADATA_SCHEMA = {
     "type": "object",
     "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
@@ -44,11 +62,9 @@ Items = Annotated[
     list[Any],
     WithJsonSchema({"type": "array", "items": {"type": "object"}, "description": "Items, stored verbatim."}),
 ]
-# validation.pagination reads a page number of at most nine digits.
-PageNumber = Annotated[
-    str | None, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 999_999_999, "default": 1})
-]
-PageSize = Annotated[str | None, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 100, "default": 50})]
+# Out of range, either answers the contract's one pagination message (historyhub.api).
+PageNumber = Annotated[int, Field(ge=1, le=MAX_PAGE)]
+PageSize = Annotated[int, Field(ge=1, le=MAX_PAGE_SIZE)]
 CreatingAgent = Annotated[
     Identifier | None, Field(description='The agent of a session this call creates; else "default".')
 ]
@@ -63,11 +79,16 @@ class Error(Schema):
     error: ErrorDetail
 
 
-class Page(Schema):
+class Page(Out):
     page: int
     pageSize: int
     total: int
     hasMore: bool
+
+
+class Pagination(Schema):
+    page: PageNumber = 1
+    pageSize: PageSize = 50
 
 
 # Sessions ----------------------------------------------------------------------
@@ -97,37 +118,35 @@ class SessionPatch(Schema):
     runStatus: RunStatus | None = None
 
 
-class SessionFilters(Schema):
+class SessionQuery(Pagination):
     agent: Filter | None = None
     status: SessionStatus | None = None
     runStatus: RunStatus | None = None
     q: Filter | None = Field(None, description="Matches session id, name, agent, metadata values and message text.")
-    page: PageNumber = None
-    pageSize: PageSize = None
 
 
-class PendingClientAction(Schema):
+class PendingClientAction(Out):
     callId: str
     name: str
     arguments: JsonObject
 
 
-class Lineage(Schema):
+class Lineage(Out):
     origin: Literal["delegated"]
     parentAgent: str
     parentSessionId: str
     parentCallId: str
 
 
-class SessionSnapshot(Schema):
+class SessionSnapshot(Out):
     sessionId: str
     agent: str
     name: str | None
     status: SessionStatus
     metadata: Metadata
-    createdAt: Timestamp
-    updatedAt: Timestamp
-    runStatus: RunStatus | None
+    createdAt: Time
+    updatedAt: Time
+    runStatus: RunStatus | None = Field(description="As it reads now: a wait whose actions all expired is over.")
     pendingClientActions: list[PendingClientAction]
     lineage: Lineage | None
     usage: dict[str, int] | None = Field(
@@ -140,13 +159,8 @@ class SessionPage(Page):
     items: list[SessionSnapshot]
 
 
-class HistoryQuery(Schema):
-    page: PageNumber = None
-    pageSize: PageSize = None
-
-
 class HistoryItem(BaseModel):
-    """A timeline item; its other fields depend on its type (API.md "History items")."""
+    """A timeline item; its other fields depend on its type (docs/api.md, "History items")."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -178,7 +192,7 @@ class ItemsAppend(Schema):
     )
 
 
-class Appended(Schema):
+class Appended(Out):
     inserted: list[bool]
     itemCount: int
 
@@ -213,7 +227,7 @@ class CompactionIn(Schema):
     ]
 
 
-class Compacted(Schema):
+class Compacted(Out):
     changed: bool = Field(description="False when the items already were the logical history.")
     itemCount: int
 
@@ -338,16 +352,16 @@ class ClientActionIn(Schema):
     expiresAt: Timestamp | None = Field(None, description="ISO 8601 with a timezone.")
 
 
-class ClientActionOut(Schema):
+class ClientActionOut(Out):
     sessionId: str
     callId: str
     name: str
     arguments: JsonObject
     description: str
-    status: ClientActionStatus
-    createdAt: Timestamp
-    expiresAt: Timestamp | None
-    resolvedAt: Timestamp | None
+    status: ClientActionStatus = Field(description="As it reads now: a waiting action past its expiresAt is expired.")
+    createdAt: Time
+    expiresAt: Time | None
+    resolvedAt: Time | None
     resolvedBy: str | None = Field(description='The dashboard user, or "api key: <name>".')
     decision: Literal[DECISIONS] | None
     comment: str | None
@@ -355,13 +369,28 @@ class ClientActionOut(Schema):
     output: Any
     isError: bool | None
 
+    @staticmethod
+    def resolve_status(action):
+        return action.status_at(timezone.now())
 
-class ClientActionFilters(Schema):
+    # Resolvers are named for the attribute they stand in for.
+    @staticmethod
+    def resolve_resolved_by(action):
+        return action.resolved_by or None
+
+    @staticmethod
+    def resolve_decision(action):
+        return action.decision or None
+
+    @staticmethod
+    def resolve_comment(action):
+        return action.comment or None
+
+
+class ClientActionQuery(Pagination):
     status: ClientActionStatus | None = None
     agent: Filter | None = None
     sessionId: Filter | None = None
-    page: PageNumber = None
-    pageSize: PageSize = None
 
 
 class ClientActionPage(Page):

@@ -1,5 +1,7 @@
 """Sessions: ensure, read, update, delete, list, lineage, and the snapshot."""
 
+from dataclasses import dataclass
+from datetime import datetime
 from typing import NamedTuple
 
 from django.db import IntegrityError, transaction
@@ -7,7 +9,6 @@ from django.db.models import Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 
 from historyhub.history import subagents, validation
-from historyhub.history.dialects.base import format_time
 from historyhub.history.errors import InvalidInput, SessionConflict, SessionNotFound
 from historyhub.history.models import (
     ClientAction,
@@ -27,10 +28,37 @@ class Ensured(NamedTuple):
     created: bool
 
 
-class Page(NamedTuple):
-    rows: list
-    total: int
-    has_more: bool
+@dataclass
+class PendingAction:
+    call_id: str
+    name: str
+    arguments: dict
+
+
+@dataclass
+class Lineage:
+    parent_agent: str
+    parent_session_id: str
+    parent_call_id: str
+    origin: str = "delegated"
+
+
+@dataclass
+class Snapshot:
+    """A session as readers see it at one moment (an expired client action no longer waits)."""
+
+    session_id: str
+    agent: str
+    name: str | None
+    status: str
+    metadata: dict
+    created_at: datetime
+    updated_at: datetime
+    run_status: str | None
+    pending_client_actions: list
+    lineage: Lineage | None
+    usage: dict | None
+    item_count: int
 
 
 def get(session_id):
@@ -160,14 +188,6 @@ def with_run_status(run_status, now):
     return Q(run_status=run_status)
 
 
-def page_of(queryset, page, page_size):
-    """One page of a queryset."""
-    total = queryset.count()
-    start = (page - 1) * page_size
-    rows = list(queryset[start : start + page_size]) if start < total else []
-    return Page(rows, total, start + len(rows) < total)
-
-
 def with_snapshot_relations(queryset):
     waiting = ClientAction.objects.filter(status=ClientActionStatus.WAITING).order_by("created_at", "pk")
     return queryset.select_related("parent").prefetch_related(
@@ -189,30 +209,28 @@ def pending_actions(session, now):
 
 
 def snapshot(session, now=None):
-    """The SessionSnapshot, as readers see it at ``now``."""
+    """The session's Snapshot at ``now``."""
     now = now or timezone.now()
-    data = {
-        "sessionId": session.id,
+    return Snapshot(**snapshot_fields(session, now))
+
+
+def snapshot_fields(session, now):
+    lineage = None
+    if session.parent_id:
+        lineage = Lineage(session.parent.agent, session.parent_id, session.parent_call_id)
+    return {
+        "session_id": session.id,
         "agent": session.agent,
         "name": session.name or None,
         "status": session.status,
         "metadata": session.metadata,
-        "createdAt": format_time(session.created_at),
-        "updatedAt": format_time(session.updated_at),
-        "runStatus": session.run_status_at(now),
-        "pendingClientActions": [
-            {"callId": action.call_id, "name": action.name, "arguments": action.arguments}
-            for action in pending_actions(session, now)
+        "created_at": session.created_at,
+        "updated_at": session.updated_at,
+        "run_status": session.run_status_at(now),
+        "pending_client_actions": [
+            PendingAction(action.call_id, action.name, action.arguments) for action in pending_actions(session, now)
         ],
-        "lineage": None,
+        "lineage": lineage,
         "usage": session.usage,
-        "itemCount": session.item_count,
+        "item_count": session.item_count,
     }
-    if session.parent_id:
-        data["lineage"] = {
-            "origin": "delegated",
-            "parentAgent": session.parent.agent,
-            "parentSessionId": session.parent_id,
-            "parentCallId": session.parent_call_id,
-        }
-    return data

@@ -13,6 +13,8 @@ from historyhub.history.errors import InvalidInput, PayloadTooLarge
 
 SESSION_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}")
 PAGINATION_MESSAGE = "Pagination requires page >= 1 and pageSize between 1 and 100."
+MAX_PAGE = 999_999_999
+MAX_PAGE_SIZE = 100
 MAX_ID_LENGTH = 200
 
 
@@ -106,7 +108,7 @@ def pagination(page, page_size, default_size=50):
     """(page, pageSize) from query values; anything out of range is the fixed 400."""
     page = 1 if page in (None, "") else _whole_number(page)
     page_size = default_size if page_size in (None, "") else _whole_number(page_size)
-    if page is None or page_size is None or page < 1 or not 1 <= page_size <= 100:
+    if page is None or page_size is None or not 1 <= page <= MAX_PAGE or not 1 <= page_size <= MAX_PAGE_SIZE:
         raise InvalidInput(PAGINATION_MESSAGE)
     return page, page_size
 

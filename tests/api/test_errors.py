@@ -21,11 +21,28 @@ def test_the_body_limit_applies_before_authentication(anonymous, settings):
     assert_error(anonymous.post("sessions", {"agent": "a" * 100}), 413, "payload_too_large")
 
 
-@pytest.mark.parametrize("raw", ['{"items": [', "not json", '{"items": [NaN]}', '{"items": [Infinity]}', "\xff"])
-def test_a_body_that_is_not_json_is_invalid_input(api, session_id, raw):
+@pytest.mark.parametrize("raw", ['{"items": [', "not json", "\xff", "[]", '"text"'])
+def test_a_body_that_is_not_a_json_object_is_invalid_input(api, session_id, raw):
     response = api.post(f"sessions/{session_id}/items", raw=raw)
 
     assert_error(response, 400, "invalid_input", BODY_MESSAGE)
+    assert stored_items(api, session_id) == []
+
+
+@pytest.mark.parametrize(
+    "raw, reason",
+    [
+        ('{"items": [NaN]}', "holds NaN, which is not a JSON number"),
+        ('{"items": [Infinity]}', "holds Infinity, which is not a JSON number"),
+        ('{"items": [{"score": 1e400}]}', "holds the number 1e400, which is out of range"),
+        ('{"items": [{"score": -2.5E+999}]}', "holds the number -2.5E+999, which is out of range"),
+        ('{"items": [' + "[" * 105 + "]" * 105 + "]}", "is nested more than 104 levels deep"),
+    ],
+)
+def test_a_json_body_outside_the_intake_rules_is_refused_saying_why(api, session_id, raw, reason):
+    response = api.post(f"sessions/{session_id}/items", raw=raw)
+
+    assert_error(response, 400, "invalid_input", f"The request body {reason}.")
     assert stored_items(api, session_id) == []
 
 

@@ -6,6 +6,7 @@ from datetime import datetime
 from django.utils import timezone
 
 from historyhub.history import history_pages, item_log, sessions
+from historyhub.history.schemas import ClientActionOut, HistoryPage, SessionSnapshot
 
 
 def stored_items(session_id, limit=None):
@@ -15,7 +16,7 @@ def stored_items(session_id, limit=None):
 
 def timeline(session_id):
     """Every history item, chronological (sessions in these tests stay under 100)."""
-    return history_pages.history(session_id, page=1, page_size=100)["items"]
+    return history_pages.history(session_id, page=1, page_size=100).items
 
 
 def timeline_item(session_id, item_id):
@@ -29,7 +30,18 @@ def timeline_ids(session_id):
 
 
 def snapshot(session_id):
-    return sessions.snapshot(sessions.get(session_id))
+    """The session's snapshot as the API shows it."""
+    return SessionSnapshot.from_orm(sessions.snapshot(sessions.get(session_id))).model_dump()
+
+
+def wire_history(session_id, **pagination):
+    """A history page as the API shows it."""
+    return HistoryPage.from_orm(history_pages.history(session_id, **pagination)).model_dump()
+
+
+def shown(action):
+    """A client action as the API shows it."""
+    return ClientActionOut.from_orm(action).model_dump()
 
 
 def user(text, **fields):

@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from historyhub.history import client_actions, item_log, sessions
 from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
-from tests.history.support import ServerClock, parse_time, snapshot, timeline_item
+from tests.history.support import ServerClock, parse_time, shown, snapshot, timeline_item
 
 ARGUMENTS = {"amount": 750, "currency": "USD"}
 OPENED_AT = "2026-12-01T12:00:00Z"
@@ -28,9 +28,9 @@ def test_opening_creates_a_waiting_client_action(session_id):
         )
 
     assert created is True
-    shown = client_actions.as_dict(action)
-    assert clock.saw(parse_time(shown.pop("createdAt")))
-    assert shown == {
+    answer = shown(action)
+    assert clock.saw(parse_time(answer.pop("createdAt")))
+    assert answer == {
         "sessionId": session_id,
         "callId": "call_123",
         "name": "request_human_approval",
@@ -136,16 +136,16 @@ def test_approving_with_edited_arguments_keeps_both_versions(session_id):
         )
 
     assert changed is True
-    shown = client_actions.as_dict(client_actions.get(session_id, "call_123"))
-    assert clock.saw(parse_time(shown["resolvedAt"]))
-    assert (shown["status"], shown["decision"], shown["comment"], shown["resolvedBy"]) == (
+    answer = shown(client_actions.get(session_id, "call_123"))
+    assert clock.saw(parse_time(answer["resolvedAt"]))
+    assert (answer["status"], answer["decision"], answer["comment"], answer["resolvedBy"]) == (
         "approved",
         "approve",
         "Lowered.",
         "owner",
     )
-    assert shown["arguments"] == ARGUMENTS
-    assert shown["approvedArguments"] == {"amount": 500, "currency": "USD"}
+    assert answer["arguments"] == ARGUMENTS
+    assert answer["approvedArguments"] == {"amount": 500, "currency": "USD"}
 
 
 def test_approving_without_arguments_approves_the_original_ones(session_id):
@@ -164,8 +164,8 @@ def test_rejecting_keeps_the_comment(session_id):
     )
 
     assert changed is True
-    shown = client_actions.as_dict(action)
-    assert (shown["status"], shown["decision"], shown["comment"], shown["approvedArguments"]) == (
+    answer = shown(action)
+    assert (answer["status"], answer["decision"], answer["comment"], answer["approvedArguments"]) == (
         "rejected",
         "reject",
         "Too much.",
@@ -181,8 +181,8 @@ def test_supplying_a_result_completes_it(session_id):
     )
 
     assert changed is True
-    shown = client_actions.as_dict(action)
-    assert (shown["status"], shown["output"], shown["isError"], shown["resolvedBy"]) == (
+    answer = shown(action)
+    assert (answer["status"], answer["output"], answer["isError"], answer["resolvedBy"]) == (
         "completed",
         {"approved": True, "by": "Ana"},
         False,
@@ -206,7 +206,7 @@ def test_an_empty_looking_result_is_kept_as_given(session_id, output):
 
     action, _ = client_actions.supply_result(session_id, "call_123", output=output, resolved_by="app")
 
-    assert client_actions.as_dict(client_actions.get(session_id, "call_123"))["output"] == output
+    assert shown(client_actions.get(session_id, "call_123"))["output"] == output
 
 
 def test_the_run_status_returns_to_running_when_the_last_waiting_action_resolves(session_id):
@@ -292,8 +292,8 @@ def test_a_waiting_action_past_its_expiry_reads_expired_everywhere_without_a_wri
     version = sessions.get(session_id).version
 
     with time_machine.travel(AFTER_EXPIRY, tick=False):
-        shown = client_actions.as_dict(client_actions.get(session_id, "call_123"))
-        assert shown["status"] == "expired"
+        answer = shown(client_actions.get(session_id, "call_123"))
+        assert answer["status"] == "expired"
         assert snapshot(session_id)["runStatus"] == "running"
         assert snapshot(session_id)["pendingClientActions"] == []
         card = timeline_item(session_id, "client-action:call_123")
@@ -309,7 +309,7 @@ def test_before_its_expiry_an_action_reads_waiting(session_id):
     open_expiring(session_id)
 
     with time_machine.travel("2026-12-01T12:04:59.999Z", tick=False):
-        assert client_actions.as_dict(client_actions.get(session_id, "call_123"))["status"] == "waiting"
+        assert shown(client_actions.get(session_id, "call_123"))["status"] == "waiting"
         assert snapshot(session_id)["runStatus"] == "waiting_for_client_action"
 
 
@@ -321,8 +321,8 @@ def test_the_sweep_writes_the_expiry_down(session_id):
 
     action = client_actions.get(session_id, "call_123")
     assert action.status == "expired"
-    shown = client_actions.as_dict(action)
-    assert shown["expiresAt"] == shown["resolvedAt"] == "2026-12-01T12:05:00Z"
+    answer = shown(action)
+    assert answer["expiresAt"] == answer["resolvedAt"] == "2026-12-01T12:05:00Z"
     stored = sessions.get(session_id)
     assert (stored.run_status, stored.waiting_count) == ("running", 0)
     assert timeline_item(session_id, "client-action:call_123")["summary"] == "request human approval expired."

@@ -52,7 +52,7 @@ def test_archived_items_are_no_longer_read_through_any_projection(session_id):
     assert stored_items(session_id) == [COMPACTION, items[3]]
     assert stored_items(session_id, limit=10) == [COMPACTION, items[3]]
     assert [item["content"][0]["text"] for item in timeline(session_id)] == ["Fourteen days."]
-    assert history_pages.history(session_id)["total"] == 1
+    assert history_pages.history(session_id).total == 1
     [entry] = wire_entries.wire_entries(session_id)
     assert (entry["kind"], entry["id"], entry["content"]) == ("injection", "msg_4", "Fourteen days.")
     assert chat_format.export(session_id) == [{"role": "assistant", "content": "Fourteen days."}]

@@ -15,10 +15,10 @@ from collections import Counter
 import pytest
 from django.db import connections
 
-from historyhub.history import history_pages, item_log, sessions, transactions
+from historyhub.history import item_log, sessions, transactions
 from historyhub.history.errors import SuffixMismatch
 from historyhub.history.models import Item, Operation
-from tests.history.support import snapshot, stored_items
+from tests.history.support import snapshot, stored_items, wire_history
 
 PROCESSES = 8
 SHARED_IDS = [f"x{n}" for n in range(20)]
@@ -138,7 +138,7 @@ def test_concurrent_appends_skipping_existing_ids_store_each_id_once_and_lose_no
 
     assert snapshot("ses_race")["itemCount"] == len(rows)
     assert len(stored_items("ses_race")) == len(rows)
-    page = history_pages.history("ses_race", page=1, page_size=100)
+    page = wire_history("ses_race", page=1, page_size=100)
     assert page["total"] == len(rows)
     assert [entry["id"] for entry in page["items"]] == [f"message:{position}" for position in positions[-100:]]
 

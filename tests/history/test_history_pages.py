@@ -1,8 +1,8 @@
 import pytest
 
-from historyhub.history import client_actions, history_pages, item_log, sessions
+from historyhub.history import client_actions, item_log, sessions
 from historyhub.history.errors import InvalidInput, SessionNotFound
-from tests.history.support import user
+from tests.history.support import user, wire_history
 
 PAGINATION_MESSAGE = "Pagination requires page >= 1 and pageSize between 1 and 100."
 
@@ -18,7 +18,7 @@ def seven_messages(session_id):
 
 
 def test_page_one_is_the_newest_page_in_chronological_order(seven_messages):
-    page = history_pages.history(seven_messages, page=1, page_size=3)
+    page = wire_history(seven_messages, page=1, page_size=3)
 
     assert texts(page) == ["5", "6", "7"]
     assert [item["id"] for item in page["items"]] == ["message:5", "message:6", "message:7"]
@@ -26,22 +26,22 @@ def test_page_one_is_the_newest_page_in_chronological_order(seven_messages):
 
 
 def test_older_pages_follow(seven_messages):
-    assert texts(history_pages.history(seven_messages, page=2, page_size=3)) == ["2", "3", "4"]
+    assert texts(wire_history(seven_messages, page=2, page_size=3)) == ["2", "3", "4"]
 
-    last = history_pages.history(seven_messages, page=3, page_size=3)
+    last = wire_history(seven_messages, page=3, page_size=3)
     assert texts(last) == ["1"]
     assert last["hasMore"] is False
 
 
 def test_a_page_that_ends_exactly_at_the_oldest_item_has_no_more(seven_messages):
-    page = history_pages.history(seven_messages, page=1, page_size=7)
+    page = wire_history(seven_messages, page=1, page_size=7)
 
     assert texts(page) == ["1", "2", "3", "4", "5", "6", "7"]
     assert page["hasMore"] is False
 
 
 def test_a_page_past_the_end_is_empty_without_more(seven_messages):
-    page = history_pages.history(seven_messages, page=4, page_size=3)
+    page = wire_history(seven_messages, page=4, page_size=3)
 
     assert page["items"] == []
     assert page["hasMore"] is False
@@ -49,14 +49,14 @@ def test_a_page_past_the_end_is_empty_without_more(seven_messages):
 
 
 def test_a_far_page_past_the_end_is_empty_without_more(seven_messages):
-    page = history_pages.history(seven_messages, page=5000, page_size=100)
+    page = wire_history(seven_messages, page=5000, page_size=100)
 
     assert page["items"] == []
     assert page["hasMore"] is False
 
 
 def test_an_empty_session_has_an_empty_first_page(session_id):
-    page = history_pages.history(session_id)
+    page = wire_history(session_id)
 
     assert page["items"] == []
     assert (page["page"], page["pageSize"], page["total"], page["hasMore"]) == (1, 50, 0, False)
@@ -65,7 +65,7 @@ def test_an_empty_session_has_an_empty_first_page(session_id):
 def test_the_defaults_are_page_one_of_fifty(session_id):
     item_log.append(session_id, [user(str(n)) for n in range(1, 56)])
 
-    page = history_pages.history(session_id)
+    page = wire_history(session_id)
 
     assert (page["page"], page["pageSize"], page["hasMore"]) == (1, 50, True)
     assert texts(page)[0] == "6"
@@ -73,7 +73,7 @@ def test_the_defaults_are_page_one_of_fifty(session_id):
 
 
 def test_page_values_may_come_as_query_strings(seven_messages):
-    page = history_pages.history(seven_messages, page="2", page_size="3")
+    page = wire_history(seven_messages, page="2", page_size="3")
 
     assert (page["page"], page["pageSize"]) == (2, 3)
     assert texts(page) == ["2", "3", "4"]
@@ -96,15 +96,15 @@ def test_page_values_may_come_as_query_strings(seven_messages):
 )
 def test_it_rejects_pagination_out_of_range_with_the_fixed_message(seven_messages, page, page_size):
     with pytest.raises(InvalidInput) as error:
-        history_pages.history(seven_messages, page=page, page_size=page_size)
+        wire_history(seven_messages, page=page, page_size=page_size)
 
     assert error.value.code == "invalid_input"
     assert error.value.message == PAGINATION_MESSAGE
 
 
 def test_the_page_size_bounds_are_inclusive(seven_messages):
-    assert len(history_pages.history(seven_messages, page=1, page_size=1)["items"]) == 1
-    assert len(history_pages.history(seven_messages, page=1, page_size=100)["items"]) == 7
+    assert len(wire_history(seven_messages, page=1, page_size=1)["items"]) == 1
+    assert len(wire_history(seven_messages, page=1, page_size=100)["items"]) == 7
 
 
 def test_it_carries_the_session_snapshot(db):
@@ -113,7 +113,7 @@ def test_it_carries_the_session_snapshot(db):
         "ses_1", call_id="call_123", name="request_human_approval", arguments={"amount": 750, "currency": "USD"}
     )
 
-    page = history_pages.history("ses_1")
+    page = wire_history("ses_1")
 
     assert page["sessionId"] == "ses_1"
     assert page["agent"] == "supportAgent"
@@ -130,13 +130,13 @@ def test_it_carries_the_session_snapshot(db):
 def test_total_counts_history_items_not_log_items(session_id):
     item_log.append(session_id, [user("one"), {"type": "reasoning", "summary": []}, {"role": "system", "content": "x"}])
 
-    assert history_pages.history(session_id)["total"] == 1
+    assert wire_history(session_id)["total"] == 1
     assert sessions.get(session_id).item_count == 3
 
 
 def test_an_unknown_session_is_not_found(db):
     with pytest.raises(SessionNotFound) as error:
-        history_pages.history("ses_unknown")
+        wire_history("ses_unknown")
 
     assert error.value.status == 404
 
@@ -146,8 +146,8 @@ def test_pages_stay_dense_after_a_pop_in_the_middle_of_the_timeline(session_id):
     client_actions.open_action(session_id, call_id="call_9", name="confirm", arguments={})
     item_log.pop(session_id)
 
-    page = history_pages.history(session_id, page=1, page_size=1)
+    page = wire_history(session_id, page=1, page_size=1)
 
     assert [item["id"] for item in page["items"]] == ["client-action:call_9"]
     assert page["total"] == 2
-    assert [item["id"] for item in history_pages.history(session_id, page=2, page_size=1)["items"]] == ["message:1"]
+    assert [item["id"] for item in wire_history(session_id, page=2, page_size=1)["items"]] == ["message:1"]

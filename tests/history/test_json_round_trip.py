@@ -6,7 +6,7 @@ import pytest
 
 from historyhub.history import chat_format, client_actions, item_log, jsonvalues, sessions, transactions
 from historyhub.history.errors import InvalidInput
-from tests.history.support import snapshot, stored_items, timeline, timeline_item
+from tests.history.support import shown, snapshot, stored_items, timeline, timeline_item
 
 
 def nested(depth):
@@ -158,10 +158,10 @@ def test_hostile_client_action_values_come_back_exactly(session_id):
         resolved_by="owner",
     )
 
-    shown = client_actions.as_dict(client_actions.get(session_id, "call_1"))
-    assert same(shown["arguments"], arguments)
-    assert same(shown["approvedArguments"], {"deep": HOSTILE["deep"]})
-    assert (shown["description"], shown["comment"]) == ("émoji 👩🏽‍💻", "שלום")
+    answer = shown(client_actions.get(session_id, "call_1"))
+    assert same(answer["arguments"], arguments)
+    assert same(answer["approvedArguments"], {"deep": HOSTILE["deep"]})
+    assert (answer["description"], answer["comment"]) == ("émoji 👩🏽‍💻", "שלום")
 
 
 @pytest.mark.parametrize("field", ["call_id", "name", "description"])
@@ -189,7 +189,7 @@ def test_a_hostile_client_action_result_comes_back_exactly(session_id):
 
     client_actions.supply_result(session_id, "call_1", output=HOSTILE, resolved_by="app")
 
-    assert same(client_actions.as_dict(client_actions.get(session_id, "call_1"))["output"], HOSTILE)
+    assert same(shown(client_actions.get(session_id, "call_1"))["output"], HOSTILE)
 
 
 def test_hostile_metadata_comes_back_exactly_and_stays_searchable(db):

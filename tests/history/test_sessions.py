@@ -2,7 +2,7 @@ import re
 
 import pytest
 
-from historyhub.history import client_actions, item_log, sessions, transactions
+from historyhub.history import client_actions, item_log, paging, sessions, transactions
 from historyhub.history.errors import InvalidInput, SessionConflict, SessionNotFound
 from historyhub.history.models import ClientAction, Item, Operation, TimelineEntry
 from tests.history.support import ServerClock, parse_time, snapshot, user
@@ -102,7 +102,7 @@ def test_update_changes_the_fields_given_only(session_id):
     session = sessions.update(session_id, status="paused", run_status="failed")
 
     state = sessions.snapshot(session)
-    assert (state["name"], state["metadata"], state["status"], state["runStatus"]) == (
+    assert (state.name, state.metadata, state.status, state.run_status) == (
         "Renamed",
         {"tier": "silver"},
         "paused",
@@ -265,14 +265,14 @@ def test_search_rejects_unknown_statuses(db, filters):
 
 
 def test_page_of_cuts_a_queryset_into_pages(three_sessions):
-    rows, total, has_more = sessions.page_of(sessions.search(), 1, 2)
-    assert (ids(rows), total, has_more) == (["ses_b", "ses_c"], 3, True)
+    first = paging.page_of(sessions.search(), 1, 2)
+    assert (ids(first.items), first.total, first.has_more) == (["ses_b", "ses_c"], 3, True)
 
-    rows, total, has_more = sessions.page_of(sessions.search(), 2, 2)
-    assert (ids(rows), total, has_more) == (["ses_a"], 3, False)
+    second = paging.page_of(sessions.search(), 2, 2)
+    assert (ids(second.items), second.total, second.has_more) == (["ses_a"], 3, False)
 
-    rows, total, has_more = sessions.page_of(sessions.search(), 3, 2)
-    assert (ids(rows), total, has_more) == ([], 3, False)
+    past = paging.page_of(sessions.search(), 3, 2)
+    assert (ids(past.items), past.total, past.has_more) == ([], 3, False)
 
 
 def test_the_snapshot_counts_items_of_the_logical_history(session_id):
@@ -288,5 +288,5 @@ def test_snapshots_of_many_sessions_read_their_pending_actions_together(three_se
 
     listed = {session.id: sessions.snapshot(session) for session in sessions.with_snapshot_relations(sessions.search())}
 
-    assert [pending["callId"] for pending in listed["ses_a"]["pendingClientActions"]] == ["call_1", "call_2"]
-    assert listed["ses_b"]["pendingClientActions"] == []
+    assert [pending.call_id for pending in listed["ses_a"].pending_client_actions] == ["call_1", "call_2"]
+    assert listed["ses_b"].pending_client_actions == []
