@@ -14,7 +14,6 @@ from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, 
 from django.utils import timezone
 
 from historyhub.history import client_actions, sessions, validation
-from historyhub.history.dialects.base import format_time
 from historyhub.history.errors import DomainError, InvalidInput, NotFound
 from historyhub.history.models import ClientAction, ClientActionStatus
 from historyhub.runs.models import Run
@@ -144,21 +143,3 @@ def _run_id(value):
     if not isinstance(value, str) or not RUN_ID.fullmatch(value):
         raise InvalidInput("runId must be 1-200 characters of A-Z a-z 0-9 . _ : @ -, starting with a letter or digit.")
     return value
-
-
-def as_dict(run, with_state=True):
-    """The Run of docs/python-client.md."""
-    data = {
-        "sessionId": run.session_id,
-        "runId": run.run_id,
-        "agent": run.agent,
-        "callIds": [action.call_id for action in run.awaiting.all()],
-        "ready": run.ready,
-        "claimedUntil": format_time(run.claimed_until),
-        "claimedBy": run.claimed_by or None,
-        "createdAt": format_time(run.created_at),
-        "updatedAt": format_time(run.updated_at),
-    }
-    if with_state:
-        data["state"] = run.state
-    return data

@@ -2,7 +2,7 @@
 
 from ninja import Field, Schema
 
-from historyhub.history.schemas import Filter, Identifier, Page, PageNumber, PageSize, Timestamp
+from historyhub.history.schemas import Filter, Identifier, Out, Page, Pagination, Time
 from historyhub.runs.parking import MAX_AWAITED, MAX_LEASE_SECONDS, RUN_ID
 
 RUN_ID_PATTERN = f"^{RUN_ID.pattern}$"
@@ -22,24 +22,31 @@ class ClaimIn(Schema):
     )
 
 
-class RunFilters(Schema):
+class RunQuery(Pagination):
     ready: bool | None = Field(None, description="Every awaited client action decided (or expired), and unclaimed.")
     agent: Filter | None = None
     sessionId: Filter | None = None
-    page: PageNumber = None
-    pageSize: PageSize = None
 
 
-class RunSummary(Schema):
+class RunSummary(Out):
     sessionId: str
     runId: str
     agent: str
-    callIds: list[str]
+    callIds: list[str] = Field(description="The awaited client actions, in the order they were opened.")
     ready: bool = Field(description="Every awaited client action decided (or expired), and no resumer holds it.")
-    claimedUntil: Timestamp | None
-    claimedBy: str | None
-    createdAt: Timestamp
-    updatedAt: Timestamp
+    claimedUntil: Time | None
+    claimedBy: str | None = Field(description='The API key that claimed it: "api key: <name>".')
+    createdAt: Time
+    updatedAt: Time
+
+    # Resolvers are named for the attribute they stand in for.
+    @staticmethod
+    def resolve_call_ids(run):
+        return [action.call_id for action in run.awaiting.all()]
+
+    @staticmethod
+    def resolve_claimed_by(run):
+        return run.claimed_by or None
 
 
 class RunOut(RunSummary):
