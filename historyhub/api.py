@@ -65,6 +65,7 @@ api = HistoryHubAPI(
     throttle=ApiKeyRateThrottle(),
 )
 api.add_router("/v1", history_router)
+api.add_router("/v1", "historyhub.runs.api.router")
 
 
 def error_response(request, code, message, status):

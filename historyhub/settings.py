@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "historyhub.dashboard",
     "historyhub.idempotency",
     "axes",
+    "historyhub.runs",
 ]
 
 MIDDLEWARE = [

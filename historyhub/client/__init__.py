@@ -1,21 +1,21 @@
-"""A Python client for HistoryHub's REST API, for agents.
+"""A Python client for HistoryHub's REST API, for agents (docs/python-client.md).
 
-It imports nothing from Django (only the standard library), so an agent
-process can vendor or install it alone::
+It imports nothing from Django::
 
-    from historyhub.client import HistoryHubClient, HistoryHubSession
+    from historyhub.client import AsyncHistoryHubClient, HistoryHubSession
 
-    hub = HistoryHubClient("http://127.0.0.1:8000", api_key="hh_…")
-    session = HistoryHubSession("ses_support_42", hub, agent="supportAgent")
-    await session.add_items([{"role": "user", "content": "Hello"}])
-    items = await session.get_items(limit=20)
+    hub = AsyncHistoryHubClient("http://127.0.0.1:8000", api_key="hh_…")
+    session = HistoryHubSession("support-42", hub, agent="support")
+    result = await Runner.run(agent, "Where is my refund?", session=session)
 
-``HistoryHubSession`` has the OpenAI Agents SDK session methods (``get_items``,
-``add_items``, ``pop_item``, ``clear_session``) as coroutines, plus the
-optional compaction and transaction capabilities.
+``HistoryHubClient`` is the same client for scripts, with blocking calls.
+``historyhub.client.approvals`` (which needs ``openai-agents``) makes
+HistoryHub the approver of an Agents SDK agent's tools.
 """
 
-from historyhub.client.http import HistoryHubClient, HistoryHubError
+from historyhub.client.errors import HistoryHubError
+from historyhub.client.http import AsyncHistoryHubClient, HistoryHubClient
 from historyhub.client.session import HistoryHubSession
+from historyhub.client.transport import RetryPolicy
 
-__all__ = ["HistoryHubClient", "HistoryHubError", "HistoryHubSession"]
+__all__ = ["AsyncHistoryHubClient", "HistoryHubClient", "HistoryHubError", "HistoryHubSession", "RetryPolicy"]

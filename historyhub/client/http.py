@@ -1,127 +1,136 @@
-"""The HTTP layer: JSON requests with a bearer key, errors as exceptions."""
+"""The two clients: ``HistoryHubClient`` for scripts, ``AsyncHistoryHubClient`` for coroutines.
 
-import json
-import urllib.error
-import urllib.parse
-import urllib.request
+Both keep connections alive in pools (httpx), one pool for ordinary calls and
+one for long polls, so agents waiting for people never hold the connections
+other calls need. The endpoints, and when to try a request again, are
+defined once, in ``endpoints.py``; a client only sends and sleeps.
+"""
+
+import asyncio
+import time
+
+import httpx2
+
+from historyhub.client.endpoints import Endpoints
+from historyhub.client.transport import LONG_POLL_SECONDS, Pause, RetryPolicy
+
+# Ordinary calls share this many connections; long polls have their own pool, unbounded.
+DEFAULT_MAX_CONNECTIONS = 10
 
 
-class HistoryHubError(Exception):
-    """An error answer of the API: ``status``, ``code`` and ``message`` as API.md names them."""
+class _Base(Endpoints):
+    """Construction and the arguments of one try; the subclasses send with httpx's sync or async client.
 
-    def __init__(self, status, code, message):
-        super().__init__(f"{status} {code}: {message}")
-        self.status = status
-        self.code = code
-        self.message = message
+    ``timeout`` bounds each try (a long poll gets its wait on top), ``retry``
+    says how often and how patiently to try again, ``max_connections`` caps
+    the pool of ordinary calls, ``long_poll_seconds`` is the longest single
+    wait asked of the server (at most 60).
+    """
 
+    _pool_class = None
 
-class HistoryHubClient:
-    """Blocking calls to ``/api/v1``; one method an endpoint, named as API.md names it."""
-
-    def __init__(self, base_url, api_key, timeout=70):
+    def __init__(
+        self,
+        base_url,
+        api_key,
+        *,
+        timeout=30.0,
+        retry=None,
+        max_connections=DEFAULT_MAX_CONNECTIONS,
+        long_poll_seconds=LONG_POLL_SECONDS,
+    ):
         self.base_url = base_url.rstrip("/")
-        self.api_key = api_key
         self.timeout = timeout
+        self.retry = retry or RetryPolicy()
+        self.long_poll_seconds = min(LONG_POLL_SECONDS, long_poll_seconds)
+        options = {
+            "base_url": f"{self.base_url}/api/v1/",
+            "headers": {"Authorization": f"Bearer {api_key}"},
+            "timeout": timeout,
+        }
+        calls = httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
+        self._calls = self._pool_class(limits=calls, **options)
+        # Each waiting agent holds one connection for up to a minute; waits get a pool of their own.
+        waits = httpx2.Limits(max_connections=None, max_keepalive_connections=None)
+        self._waits = self._pool_class(limits=waits, **options)
 
-    def request(self, method, path, body=None, **query):
-        params = {name: value for name, value in query.items() if value is not None}
-        url = f"{self.base_url}/api/v1/{path}"
-        if params:
-            url += "?" + urllib.parse.urlencode(params)
-        data = json.dumps(body).encode("utf-8") if body is not None else None
-        request = urllib.request.Request(url, data=data, method=method)
-        request.add_header("Authorization", f"Bearer {self.api_key}")
-        request.add_header("Accept", "application/json")
-        if data is not None:
-            request.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                payload = response.read()
-        except urllib.error.HTTPError as error:
-            raise _as_error(error) from None
-        return json.loads(payload) if payload else None
-
-    # Sessions ---------------------------------------------------------------
-
-    def create_session(self, agent, session_id=None, **fields):
-        return self.request("POST", "sessions", {"agent": agent, "sessionId": session_id, **fields})
-
-    def get_session(self, session_id):
-        return self.request("GET", f"sessions/{_quote(session_id)}")
-
-    def list_sessions(self, **filters):
-        return self.request("GET", "sessions", **filters)
-
-    def update_session(self, session_id, **changes):
-        return self.request("PATCH", f"sessions/{_quote(session_id)}", changes)
-
-    def delete_session(self, session_id):
-        self.request("DELETE", f"sessions/{_quote(session_id)}")
-
-    def history(self, session_id, page=1, page_size=50):
-        return self.request("GET", f"sessions/{_quote(session_id)}/history", page=page, pageSize=page_size)
-
-    # The item log -------------------------------------------------------------
-
-    def get_items(self, session_id, limit=None):
-        return self.request("GET", f"sessions/{_quote(session_id)}/items", limit=limit)["items"]
-
-    def add_items(self, session_id, items, agent=None):
-        body = {"items": list(items)}
-        if agent is not None:
-            body["agent"] = agent
-        return self.request("POST", f"sessions/{_quote(session_id)}/items", body)
-
-    def pop_item(self, session_id):
-        return self.request("POST", f"sessions/{_quote(session_id)}/items/pop", {})["item"]
-
-    def clear_items(self, session_id):
-        self.request("DELETE", f"sessions/{_quote(session_id)}/items")
-
-    def replace_items(self, session_id, items):
-        return self.request("PUT", f"sessions/{_quote(session_id)}/items", {"items": list(items)})
-
-    def compact(self, session_id, items):
-        return self.request("POST", f"sessions/{_quote(session_id)}/compaction", {"items": list(items)})
-
-    def apply_transaction(self, session_id, operation_id, transaction):
-        body = {"operationId": operation_id, "transaction": transaction}
-        return self.request("POST", f"sessions/{_quote(session_id)}/transactions", body)["applied"]
-
-    def find_response(self, session_id, message_id):
-        return self.request("GET", f"sessions/{_quote(session_id)}/responses/{_quote(message_id)}")
-
-    def entries(self, session_id):
-        return self.request("GET", f"sessions/{_quote(session_id)}/entries")["entries"]
-
-    def get_messages(self, session_id):
-        return self.request("GET", f"sessions/{_quote(session_id)}/messages")["messages"]
-
-    def set_messages(self, session_id, messages):
-        return self.request("PUT", f"sessions/{_quote(session_id)}/messages", {"messages": messages})
-
-    # Client actions -------------------------------------------------------------
-
-    def open_client_action(self, session_id, call_id, name, arguments, **fields):
-        body = {"callId": call_id, "name": name, "arguments": arguments, **fields}
-        return self.request("POST", f"sessions/{_quote(session_id)}/client-actions", body)
-
-    def get_client_action(self, session_id, call_id, wait=None):
-        return self.request("GET", f"sessions/{_quote(session_id)}/client-actions/{_quote(call_id)}", wait=wait)
-
-    def wait_for_client_action(self, session_id, call_id, timeout=60):
-        """The action once it is no longer waiting, or as it is after ``timeout`` seconds."""
-        return self.get_client_action(session_id, call_id, wait=min(60, max(0, timeout)))
+    def _send_arguments(self, request):
+        """The pool and httpx's arguments for one try; a long poll gets its wait on top of the usual timeout."""
+        timeout = self.timeout
+        if request.wait is not None:
+            timeout = httpx2.Timeout(self.timeout, read=self.timeout + request.wait)
+        pool = self._calls if request.wait is None else self._waits
+        return pool, {
+            "method": request.method,
+            "url": request.path,
+            "params": request.params(),
+            "content": request.content(),
+            "headers": request.headers(),
+            "timeout": timeout,
+        }
 
 
-def _quote(value):
-    return urllib.parse.quote(value, safe="")
+class HistoryHubClient(_Base):
+    """Blocking calls, for scripts and threads. Close it (or use ``with``) to close its connections."""
+
+    _pool_class = httpx2.Client
+
+    def _run(self, plan):
+        reply = None
+        while True:
+            try:
+                step = plan.send(reply)
+            except StopIteration as done:
+                return done.value
+            if isinstance(step, Pause):
+                time.sleep(step.seconds)
+                reply = None
+                continue
+            pool, arguments = self._send_arguments(step)
+            try:
+                reply = pool.request(**arguments), None
+            except httpx2.TransportError as failure:
+                reply = None, failure
+
+    def close(self):
+        self._calls.close()
+        self._waits.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
-def _as_error(error):
-    try:
-        detail = json.loads(error.read())["error"]
-        return HistoryHubError(error.code, detail["code"], detail["message"])
-    except (ValueError, KeyError, TypeError):
-        return HistoryHubError(error.code, "http_error", error.reason or "")
+class AsyncHistoryHubClient(_Base):
+    """Every method is a coroutine; nothing blocks the event loop. Close it with ``await client.aclose()``."""
+
+    _pool_class = httpx2.AsyncClient
+
+    async def _run(self, plan):
+        reply = None
+        while True:
+            try:
+                step = plan.send(reply)
+            except StopIteration as done:
+                return done.value
+            if isinstance(step, Pause):
+                await asyncio.sleep(step.seconds)
+                reply = None
+                continue
+            pool, arguments = self._send_arguments(step)
+            try:
+                reply = await pool.request(**arguments), None
+            except httpx2.TransportError as failure:
+                reply = None, failure
+
+    async def aclose(self):
+        await self._calls.aclose()
+        await self._waits.aclose()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc):
+        await self.aclose()

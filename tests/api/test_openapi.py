@@ -27,6 +27,11 @@ ENDPOINTS = {
     ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}"),
     ("post", "/api/v1/sessions/{sessionId}/client-actions/{callId}/result"),
     ("post", "/api/v1/sessions/{sessionId}/client-actions/{callId}/decision"),
+    ("put", "/api/v1/sessions/{sessionId}/runs/{runId}"),
+    ("get", "/api/v1/sessions/{sessionId}/runs/{runId}"),
+    ("delete", "/api/v1/sessions/{sessionId}/runs/{runId}"),
+    ("post", "/api/v1/sessions/{sessionId}/runs/{runId}/claim"),
+    ("get", "/api/v1/runs"),
 }
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 

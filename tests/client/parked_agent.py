@@ -1,0 +1,53 @@
+"""An agent process for the resume tests: ``python -m tests.client.parked_agent URL KEY SESSION_ID``.
+
+It asks for approval of a refund, prints the client action it opened as one
+JSON line, and waits for the decision; the test ends the process there. The
+resuming process imports ``agent`` from here (its tools and model), as a
+deployment's resumer imports its own agents.
+"""
+
+import asyncio
+import json
+import sys
+
+from agents import Agent, set_tracing_disabled
+from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+
+from historyhub.client import AsyncHistoryHubClient, HistoryHubSession
+from historyhub.client.approvals import approval_tool, run_with_approvals
+
+set_tracing_disabled(True)
+
+
+@approval_tool
+def issue_refund(order: int, amount: float) -> str:
+    """Refund part of an order to the customer's card."""
+    return f"Refunded {amount} on order {order}."
+
+
+def respond(call):
+    """The offline model: ask for the refund, then report what the tool answered."""
+    outputs = [item["output"] for item in call.input if item.get("type") == "function_call_output"]
+    if outputs:
+        return [assistant_message(f"Done: {outputs[-1]}", item_id=f"msg_{len(call.input)}")]
+    return [function_call("issue_refund", {"order": 1234, "amount": 25}, call_id="call_refund")]
+
+
+agent = Agent(
+    name="refunds",
+    model=ScriptedModel([ModelStep.respond(respond) for _ in range(10)]),
+    tools=[issue_refund],
+)
+
+
+async def main(url, key, session_id):
+    def announce(action):
+        print(json.dumps(action), flush=True)
+
+    async with AsyncHistoryHubClient(url, key) as client:
+        session = HistoryHubSession(session_id, client, agent="refunds")
+        await run_with_approvals(agent, "Refund 25 on order 1234", session=session, on_approval_request=announce)
+
+
+if __name__ == "__main__":
+    asyncio.run(main(*sys.argv[1:4]))

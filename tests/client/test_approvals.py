@@ -1,0 +1,373 @@
+"""run_with_approvals: people approve an Agents SDK agent's tools on HistoryHub; the real SDK, its offline model."""
+
+import asyncio
+import json
+
+import pytest
+from agents import Agent, function_tool
+from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
+from agents.tool_context import ToolContext
+
+from historyhub.client import HistoryHubSession
+from historyhub.client.approvals import EXPIRED, approval_tool, resume_decided_runs, run_with_approvals
+from tests.client.conftest import run
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+REFUND = {"order": 1234, "amount": 25}
+
+
+class Shop:
+    """An agent with one tool that needs approval, and a record of what the tool really did."""
+
+    def __init__(self, *steps, editable=True):
+        self.refunds = []
+
+        def issue_refund(order: int, amount: float) -> str:
+            """Refund part of an order to the customer's card."""
+            self.refunds.append((order, amount))
+            return f"Refunded {amount} on order {order}."
+
+        tool = approval_tool(issue_refund) if editable else function_tool(issue_refund, needs_approval=True)
+        self.model = ScriptedModel(
+            steps
+            or [
+                [function_call("issue_refund", REFUND, call_id="call_refund")],
+                [assistant_message("All done.", item_id="msg_done")],
+            ]
+        )
+        self.agent = Agent(name="support", instructions="Help with refunds.", model=self.model, tools=[tool])
+
+    def tool_output(self, call_id="call_refund"):
+        """What the model was told the tool answered."""
+        outputs = [item for item in self.model.calls[-1].input if item.get("type") == "function_call_output"]
+        return next(item["output"] for item in outputs if item["call_id"] == call_id)
+
+
+def cards(history, call_id):
+    """The timeline items of one call: a gated call shows as one card."""
+    return [item for item in history["items"] if item.get("callId") == call_id]
+
+
+def person(client, session_id, decision, seen, **details):
+    """An approver who looks at the session, then decides over HTTP, as on the Approvals page."""
+
+    async def decide(action):
+        seen.append(
+            {
+                "action": action,
+                "snapshot": await client.get_session(session_id),
+                "history": await client.history(session_id),
+                "runs": await client.list_runs(session_id=session_id),
+            }
+        )
+        await client.decide(session_id, action["callId"], decision, **details)
+
+    return decide
+
+
+def test_an_approved_call_runs_and_the_run_completes(connect):
+    shop, seen = Shop(), []
+
+    async def coroutine():
+        async with connect() as client:
+            session = HistoryHubSession("approve", client, agent="support")
+            result = await run_with_approvals(
+                shop.agent,
+                "Refund 25 on order 1234",
+                session=session,
+                on_approval_request=person(client, "approve", "approve", seen, comment="Fine."),
+            )
+            return (
+                result,
+                await client.get_session("approve"),
+                await client.history("approve"),
+                await session.get_items(),
+            )
+
+    result, snapshot, history, items = run(coroutine())
+    assert result.final_output == "All done."
+    assert shop.refunds == [(1234, 25.0)]
+    [asked] = seen
+    assert {field: asked["action"][field] for field in ("callId", "name", "arguments", "description", "status")} == {
+        "callId": "call_refund",
+        "name": "issue_refund",
+        "arguments": REFUND,
+        "description": "Refund part of an order to the customer's card.",
+        "status": "waiting",
+    }
+    # While the person decides: the run waits, its state parked in HistoryHub, the call shown once, waiting.
+    assert asked["snapshot"]["runStatus"] == "waiting_for_client_action"
+    assert asked["snapshot"]["pendingClientActions"] == [
+        {"callId": "call_refund", "name": "issue_refund", "arguments": REFUND}
+    ]
+    assert [(run["runId"].startswith("run_"), run["callIds"], run["ready"]) for run in asked["runs"]["items"]] == [
+        (True, ["call_refund"], False)
+    ]
+    assert [card["status"] for card in cards(asked["history"], "call_refund")] == ["waiting"]
+    # Afterwards: completed, the call shown once, completed, with the approver's comment; the parked state is gone.
+    assert snapshot["runStatus"] == "completed"
+    [card] = cards(history, "call_refund")
+    assert (card["type"], card["status"], card["output"]) == ("action", "completed", "Refunded 25.0 on order 1234.")
+    assert (card["approval"]["status"], card["approval"]["comment"]) == ("approved", "Fine.")
+    assert [item.get("type", "message") for item in items] == [
+        "message",
+        "function_call",
+        "function_call_output",
+        "message",
+    ]
+    assert items[2]["output"] == "Refunded 25.0 on order 1234."
+
+
+def test_a_rejected_call_does_not_run_and_the_model_reads_the_comment(connect):
+    shop, seen = Shop(), []
+
+    async def coroutine():
+        async with connect() as client:
+            result = await run_with_approvals(
+                shop.agent,
+                "Refund 25 on order 1234",
+                session=HistoryHubSession("reject", client),
+                on_approval_request=person(client, "reject", "reject", seen, comment="Over the limit; offer 10."),
+            )
+            return result, await client.get_session("reject"), await client.history("reject")
+
+    result, snapshot, history = run(coroutine())
+    assert result.final_output == "All done."
+    assert shop.refunds == []
+    assert shop.tool_output() == "Over the limit; offer 10."
+    assert snapshot["runStatus"] == "completed"
+    [card] = cards(history, "call_refund")
+    assert card["status"] == "failed"
+    assert (card["approval"]["status"], card["approval"]["comment"]) == ("rejected", "Over the limit; offer 10.")
+
+
+def test_edited_arguments_are_the_ones_the_tool_runs_with(connect):
+    shop, seen = Shop(), []
+    edited = {"order": 1234, "amount": 20}
+
+    async def coroutine():
+        async with connect() as client:
+            await run_with_approvals(
+                shop.agent,
+                "Refund 25 on order 1234",
+                session=HistoryHubSession("edit", client),
+                on_approval_request=person(client, "edit", "approve", seen, arguments=edited),
+            )
+            return await client.history("edit"), await client.get_client_action("edit", "call_refund")
+
+    history, action = run(coroutine())
+    assert shop.refunds == [(1234, 20.0)]
+    assert shop.tool_output() == "Refunded 20.0 on order 1234."
+    assert (action["arguments"], action["approvedArguments"]) == (REFUND, edited)
+    # The timeline shows the arguments asked for, those approved, and the outcome of running with them.
+    [card] = cards(history, "call_refund")
+    assert (card["status"], card["arguments"], card["approval"]["approvedArguments"]) == ("completed", REFUND, edited)
+    assert card["output"] == "Refunded 20.0 on order 1234."
+
+
+def test_edited_arguments_never_reach_a_tool_that_cannot_take_them(connect):
+    shop, seen = Shop(editable=False), []
+
+    async def coroutine():
+        async with connect() as client:
+            await run_with_approvals(
+                shop.agent,
+                "Refund 25 on order 1234",
+                session=HistoryHubSession("edit-refused", client),
+                on_approval_request=person(
+                    client, "edit-refused", "approve", seen, arguments={"order": 1, "amount": 1}
+                ),
+            )
+
+    run(coroutine())
+    assert shop.refunds == []
+    assert "cannot run with changed arguments" in shop.tool_output()
+    assert '{"order": 1, "amount": 1}' in shop.tool_output()
+
+
+def test_a_call_nobody_decides_in_time_expires_as_a_rejection(connect):
+    shop = Shop()
+
+    async def coroutine():
+        async with connect() as client:
+            result = await run_with_approvals(
+                shop.agent, "Refund 25 on order 1234", session=HistoryHubSession("expire", client), expires_in=1
+            )
+            return result, await client.get_client_action("expire", "call_refund"), await client.history("expire")
+
+    result, action, history = run(coroutine())
+    assert result.final_output == "All done."
+    assert shop.refunds == []
+    assert action["status"] == "expired"
+    assert shop.tool_output() == EXPIRED
+    assert history["runStatus"] == "completed"
+    [card] = cards(history, "call_refund")
+    assert (card["status"], card["approval"]["status"]) == ("failed", "expired")
+
+
+def test_two_gated_calls_in_one_turn_are_decided_one_by_one(connect):
+    shop = Shop(
+        [
+            function_call("issue_refund", {"order": 1, "amount": 5}, call_id="call_a"),
+            function_call("issue_refund", {"order": 2, "amount": 500}, call_id="call_b"),
+        ],
+        [assistant_message("One refund made, one refused.", item_id="msg_done")],
+    )
+    decisions = {"call_a": ("approve", {}), "call_b": ("reject", {"comment": "Too much."})}
+    asked = []
+
+    async def coroutine():
+        async with connect() as client:
+
+            async def decide(action):
+                asked.append(action["callId"])
+                decision, details = decisions[action["callId"]]
+                await client.decide("two-calls", action["callId"], decision, **details)
+
+            result = await run_with_approvals(
+                shop.agent, "Refund both", session=HistoryHubSession("two-calls", client), on_approval_request=decide
+            )
+            return result, await client.history("two-calls")
+
+    result, history = run(coroutine())
+    assert asked == ["call_a", "call_b"]
+    assert shop.refunds == [(1, 5.0)]
+    assert shop.tool_output("call_a") == "Refunded 5.0 on order 1."
+    assert shop.tool_output("call_b") == "Too much."
+    assert result.final_output == "One refund made, one refused."
+    assert [card["status"] for card in cards(history, "call_a") + cards(history, "call_b")] == ["completed", "failed"]
+
+
+def test_a_run_that_fails_after_its_approval_is_marked_failed(connect):
+    shop = Shop(
+        [function_call("issue_refund", REFUND, call_id="call_refund")],
+        ModelStep.raise_error(RuntimeError("the model is down")),
+    )
+    seen = []
+
+    async def coroutine():
+        async with connect() as client:
+            with pytest.raises(RuntimeError, match="the model is down"):
+                await run_with_approvals(
+                    shop.agent,
+                    "Refund 25 on order 1234",
+                    session=HistoryHubSession("fails", client),
+                    on_approval_request=person(client, "fails", "approve", seen),
+                )
+            return await client.get_session("fails"), await client.list_runs(session_id="fails")
+
+    snapshot, runs = run(coroutine())
+    assert shop.refunds == [(1234, 25.0)]
+    assert snapshot["runStatus"] == "failed"
+    assert runs["items"] == []
+
+
+def test_a_run_left_waiting_is_parked_and_resumed_once_the_person_decides(connect):
+    shop = Shop()
+
+    async def coroutine():
+        async with connect() as client:
+            session = HistoryHubSession("parked", client)
+            interrupted = await run_with_approvals(shop.agent, "Refund 25 on order 1234", session=session, wait=0)
+            parked = await client.list_runs(session_id="parked")
+            nothing_yet = await resume_decided_runs(client, [shop.agent])
+            await client.decide("parked", "call_refund", "approve")
+            ready = await client.list_runs(ready=True, session_id="parked")
+            resumed = await resume_decided_runs(client, [shop.agent])
+            return interrupted, parked, nothing_yet, ready, resumed, await client.get_session("parked")
+
+    interrupted, parked, nothing_yet, ready, resumed, snapshot = run(coroutine())
+    assert [item.name for item in interrupted.interruptions] == ["issue_refund"]
+    assert [(run["callIds"], run["ready"], run["agent"]) for run in parked["items"]] == [
+        (["call_refund"], False, "support")
+    ]
+    assert nothing_yet == []
+    assert [run["runId"] for run in ready["items"]] == [parked["items"][0]["runId"]]
+    [(session_id, run_id, result, error)] = resumed
+    assert (session_id, run_id, error) == ("parked", parked["items"][0]["runId"], None)
+    assert result.final_output == "All done."
+    assert shop.refunds == [(1234, 25.0)]
+    assert snapshot["runStatus"] == "completed"
+
+
+def test_two_resumers_at_once_resume_a_run_once(connect):
+    shop = Shop()
+
+    async def coroutine():
+        async with connect() as first, connect() as second:
+            await run_with_approvals(shop.agent, "Refund", session=HistoryHubSession("resumers", first), wait=0)
+            await first.decide("resumers", "call_refund", "approve")
+            one, other = await asyncio.gather(
+                resume_decided_runs(first, [shop.agent]), resume_decided_runs(second, [shop.agent])
+            )
+            return one + other
+
+    resumed = run(coroutine())
+    assert len(resumed) == 1
+    assert shop.refunds == [(1234, 25.0)]
+
+
+def test_the_model_sees_the_history_the_session_keeps(connect):
+    shop, seen = Shop(), []
+
+    async def coroutine():
+        async with connect() as client:
+            session = HistoryHubSession("model-input", client)
+            await run_with_approvals(
+                shop.agent,
+                "Refund 25 on order 1234",
+                session=session,
+                on_approval_request=person(client, "model-input", "approve", seen),
+            )
+            return await session.get_items()
+
+    items = run(coroutine())
+    assert json.dumps(shop.model.calls[-1].input, sort_keys=True) == json.dumps(items[:3], sort_keys=True)
+
+
+def test_an_async_tool_that_takes_its_context_runs_with_edited_arguments(connect):
+    calls = []
+
+    @approval_tool(name_override="issue_refund")
+    async def refund(ctx: ToolContext, order: int, amount: float) -> str:
+        """Refund part of an order to the customer's card."""
+        calls.append((ctx.tool_call_id, order, amount))
+        return "ok"
+
+    model = ScriptedModel(
+        [[function_call("issue_refund", REFUND, call_id="call_async")], [assistant_message("Done.", item_id="m")]]
+    )
+    agent = Agent(name="support", model=model, tools=[refund])
+    seen = []
+
+    async def coroutine():
+        async with connect() as client:
+            decide = person(client, "async-tool", "approve", seen, arguments={"order": 1234, "amount": 7})
+            await run_with_approvals(
+                agent, "Refund", session=HistoryHubSession("async-tool", client), on_approval_request=decide
+            )
+
+    run(coroutine())
+    assert calls == [("call_async", 1234, 7.0)]
+
+
+def test_a_result_a_client_application_supplied_stands_in_for_the_tool(connect):
+    shop = Shop()
+
+    async def coroutine():
+        async with connect() as client:
+
+            async def client_application(action):
+                await client.supply_result("supplied", action["callId"], "Refunded by the billing system.")
+
+            await run_with_approvals(
+                shop.agent,
+                "Refund",
+                session=HistoryHubSession("supplied", client),
+                on_approval_request=client_application,
+            )
+
+    run(coroutine())
+    assert shop.refunds == []
+    assert shop.tool_output() == "Refunded by the billing system."
