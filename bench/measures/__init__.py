@@ -1,0 +1,26 @@
+"""The measures, each a module with ``run(job, progress)`` returning table rows. Need Django set up."""
+
+from django.core.management import call_command
+
+from bench import hub, seed
+from bench.measures import ingest
+from bench.sdk import SdkStore
+
+MODULES = {
+    "ingest": ingest,
+}
+
+
+def run(job, progress):
+    return MODULES[job.measure].run(job, progress)
+
+
+def seed_data_set(job, progress):
+    """Migrate an empty database, seed it and its SDK twin; returns what the data set holds."""
+    call_command("migrate", verbosity=0)
+    sdk = SdkStore(job.backend, job.sdk_location)
+    try:
+        seed.seed(job.size, sdk, progress)
+    finally:
+        sdk.close()
+    return hub.data_set_facts(seed.BIG_SESSION)

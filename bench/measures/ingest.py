@@ -1,0 +1,156 @@
+"""Ingest: the same realistic items, in batches, into HistoryHub and into the alternatives.
+
+The items are spread over as many sessions as there are HTTP clients, so one
+writer and eight write exactly the same sessions. In process: HistoryHub's
+domain append, the SDK's store, and HistoryHub's own rows written raw
+(executemany, and COPY on PostgreSQL). Over HTTP, when a production server
+runs: one client process, and eight at once.
+"""
+
+import time
+
+from django.db import connection
+
+from bench import hub
+from bench.http_load import Clients
+from bench.items import batches, conversation
+from bench.plan import HTTP_CLIENTS
+from bench.raw_rows import SessionRows
+from bench.report import Row, ratio, throughput
+from bench.sdk import SdkStore
+from bench.timing import median, rounds
+
+
+def run(job, progress):
+    sizes = job.size
+    per_session = sizes.ingest_items // HTTP_CLIENTS
+    total = per_session * HTTP_CLIENTS
+    seeds = [f"ingest-{number}" for number in range(HTTP_CLIENTS)]
+    conversations = [batches(conversation(seed, per_session), sizes.batch) for seed in seeds]
+    sdk = SdkStore(job.backend, job.sdk_location)
+
+    def session_ids(name, round_index):
+        return [f"ingest-{name}-r{round_index}-{number}" for number in range(HTTP_CLIENTS)]
+
+    # Untimed: the domain writes the sessions whose rows the raw writers copy; it warms up on the way.
+    sources = []
+    for number, session_batches in enumerate(conversations):
+        for batch in session_batches:
+            hub.append(f"ingest-source-{number}", batch)
+        sources.append(SessionRows(f"ingest-source-{number}", sizes.batch))
+    sdk.add_items("ingest-warmup", conversations[0][0])
+
+    def writer(name, write, prepare=None):
+        """A contender that writes every batch of every session in process, one call a batch."""
+
+        def measure(round_index):
+            ids = session_ids(name, round_index)
+            for session_id in ids if prepare else ():
+                prepare(session_id)
+            started = time.perf_counter()
+            for session_id, session_batches in zip(ids, conversations, strict=True):
+                for batch in session_batches:
+                    write(session_id, batch)
+            return time.perf_counter() - started
+
+        return measure
+
+    def raw_contender(method):
+        def measure(round_index):
+            started = time.perf_counter()
+            for session_id, rows in zip(session_ids(method, round_index), sources, strict=True):
+                rows.write(session_id, method)
+            return time.perf_counter() - started
+
+        return measure
+
+    # The SDK's session objects are made before its clock starts; HistoryHub's domain has none to make.
+    contenders = {"hub": writer("hub", hub.append), "sdk": writer("sdk", sdk.add_items, prepare=sdk.session)}
+    raw_methods = ["executemany", "copy"] if connection.vendor == "postgresql" else ["executemany"]
+    for method in raw_methods:
+        contenders[method] = raw_contender(method)
+    clients = {}
+    if job.server_url:
+        api_key = hub.issue_api_key()
+        for count in (1, HTTP_CLIENTS):
+            clients[count] = Clients(count, job.server_url, api_key)
+            clients[count].append([(f"ingest-http-warmup-{count}", "warmup", sizes.batch)], sizes.batch)
+            contenders[f"http{count}"] = _http_contender(clients[count], f"http{count}", seeds, per_session, sizes)
+
+    try:
+        seconds = rounds(contenders, sizes.rounds)
+    finally:
+        for client in clients.values():
+            client.close()
+    progress(f"ingest on {job.backend}: {sizes.rounds} rounds")
+
+    speed = {name: total / median(times) for name, times in seconds.items()}
+    stored = _stored(job, sdk, sources, session_ids, sizes.rounds - 1, contenders)
+    sdk.close()
+    return _rows(job, sizes, total, speed, stored, sdk.name, raw_methods, clients)
+
+
+def _http_contender(clients, name, seeds, per_session, sizes):
+    def measure(round_index):
+        sessions = [(f"ingest-{name}-r{round_index}-{number}", seed, per_session) for number, seed in enumerate(seeds)]
+        return clients.append(sessions, sizes.batch)
+
+    return measure
+
+
+def _stored(job, sdk, sources, session_ids, last_round, contenders):
+    """How many items each contender's last round kept, to show when a store kept fewer than it was sent."""
+    stored = {}
+    for name in contenders:
+        ids = session_ids(name, last_round)
+        if name == "sdk":
+            stored[name] = sum(sdk.item_count(session_id) for session_id in ids)
+        elif name in ("executemany", "copy"):
+            stored[name] = sum(rows.item_rows for rows in sources)
+        else:
+            stored[name] = sum(hub.item_count(session_id) for session_id in ids)
+    return stored
+
+
+def _rows(job, sizes, total, speed, stored, sdk_name, raw_methods, clients):
+    database = "PostgreSQL" if job.backend == "postgresql" else "SQLite"
+    what = f"ingest {total:,} items, batches of {sizes.batch}"
+    target = "≥ 0.5× SQLAlchemySession (aim 1.0×)" if job.backend == "postgresql" else "≥ 0.3× SQLiteSession"
+    floor = 0.5 if job.backend == "postgresql" else 0.3
+    alternative = f"{sdk_name} {throughput(speed['sdk'])}"
+    rows = [
+        Row(
+            f"{what}, in process ({database})",
+            throughput(speed["hub"]),
+            alternative,
+            ratio(speed["hub"], speed["sdk"]),
+            target=target,
+            met=speed["hub"] / speed["sdk"] >= floor,
+        )
+    ]
+    labels = {"executemany": "executemany", "copy": "COPY"}
+    for method in raw_methods:
+        rows.append(
+            Row(
+                f"… HistoryHub's own rows by plain {labels[method]}, no Python projection ({database})",
+                throughput(speed[method]),
+                alternative,
+                ratio(speed[method], speed["sdk"]),
+            )
+        )
+    for count in clients:
+        name = f"http{count}"
+        rows.append(
+            Row(
+                f"… over HTTP to the production server, {count} client{'s' if count > 1 else ''} ({database})",
+                throughput(speed[name]),
+                f"{sdk_name} in process {throughput(speed['sdk'])}",
+                ratio(speed[name], speed["sdk"]),
+            )
+        )
+    for row, name in zip(rows, ["hub", *raw_methods, *[f"http{count}" for count in clients]], strict=True):
+        if stored[name] != total:
+            row.notes.append(f"{row.measure}: kept {stored[name]:,} of the {total:,} items it was sent.")
+    if stored["sdk"] != total:
+        rows[0].notes.append(f"{sdk_name} kept {stored['sdk']:,} of the {total:,} items it was sent.")
+    return rows

@@ -1,0 +1,75 @@
+"""What a run measures and at what size: the full set, or ``--quick`` for CI and development."""
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Sizes:
+    ingest_items: int  # spread over HTTP_CLIENTS sessions, the same items for every contender
+    batch: int
+    rounds: int
+    big_items: int  # the long session that reads, history pages and streaming use
+    dashboard_base: int  # sessions seeded through the domain …
+    dashboard_copies: int  # … and copied this many times in all (the base set counts as one)
+    waiting_actions: int
+    samples: int  # per latency measure, interleaved
+    dashboard_samples: int
+    dashboard_budget: float  # seconds of samples per dashboard page at most
+    stream_repeats: int
+
+    def as_json(self):
+        return asdict(self)
+
+
+FULL = Sizes(
+    ingest_items=20_000,
+    batch=100,
+    rounds=3,
+    big_items=250_000,
+    dashboard_base=1_000,
+    dashboard_copies=100,
+    waiting_actions=1_000,
+    samples=200,
+    dashboard_samples=40,
+    dashboard_budget=12.0,
+    stream_repeats=3,
+)
+QUICK = Sizes(
+    ingest_items=800,
+    batch=100,
+    rounds=2,
+    big_items=2_000,
+    dashboard_base=40,
+    dashboard_copies=3,
+    waiting_actions=10,
+    samples=10,
+    dashboard_samples=5,
+    dashboard_budget=2.0,
+    stream_repeats=1,
+)
+
+HTTP_CLIENTS = 8
+PAGE_SIZE = 50
+READ_LIMIT = 50
+
+# name: (backends it runs on in a full run, whether it needs the production server)
+MEASURES = {
+    "ingest": (("postgresql", "sqlite"), True),
+}
+
+
+@dataclass
+class Job:
+    """What a measuring process is told: sent to it as JSON."""
+
+    measure: str
+    backend: str
+    sizes: dict
+    sdk_location: str
+    # The production server the HTTP measures talk to; None on a backend whose run serves nothing.
+    server_url: str | None = None
+    server_pid: int | None = None
+
+    @property
+    def size(self):
+        return Sizes(**self.sizes)
