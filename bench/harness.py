@@ -5,8 +5,8 @@ This process never sets Django up. It prepares the databases (a seeded data
 set is cached as a PostgreSQL template database, or a SQLite file, keyed by a
 hash of the migrations, the seed code and the sizes, so later runs skip
 seeding and start from the same data), starts the production server with
-``bin/start``, and runs each measure in a process of its own with the
-production settings (DEBUG off). See ``python -m bench --help``.
+``bin/start``, and runs the measures of each database in a process of its
+own with the production settings (DEBUG off). See ``python -m bench --help``.
 """
 
 import argparse
@@ -91,12 +91,12 @@ def main(argv=None):
         facts[backend] = stores.facts
         serve = backend == primary and any(MEASURES[name][1] for name in todo)
         server = Server(stores.env, work / f"server-{backend}.log") if serve else None
+        job = Job(todo, backend, sizes.as_json(), stores.sdk_location)
+        if server is not None:
+            job.server_url, job.server_pid = server.url, server.pid
         try:
-            for name in todo:
-                job = Job(name, backend, sizes.as_json(), stores.sdk_location)
-                if server is not None:
-                    job.server_url, job.server_pid = server.url, server.pid
-                results[name, backend] = run_job(job, stores.env, work)
+            for name, rows in run_job(job, stores.env, work).items():
+                results[name, backend] = rows
         finally:
             if server is not None:
                 server.stop()
@@ -141,7 +141,7 @@ def django_env(database_url, work):
 
 
 def run_job(job, env, work):
-    print(f"{job.measure} ({job.backend}) …", file=sys.stderr, flush=True)
+    print(f"{', '.join(job.measures)} on {job.backend} …", file=sys.stderr, flush=True)
     with tempfile.NamedTemporaryFile(dir=work, suffix=".json") as result:
         subprocess.run(
             [sys.executable, "-m", "bench.worker", json.dumps(job.__dict__), result.name], cwd=REPO, env=env, check=True
@@ -192,7 +192,7 @@ def _prepare_postgresql(sizes, work, key, facts_path, reseed):
                 admin.execute(f'DROP DATABASE IF EXISTS "{build}" WITH (FORCE)')
                 admin.execute(f'CREATE DATABASE "{build}"')
             print("seeding the PostgreSQL data set (cached for later runs) …", file=sys.stderr, flush=True)
-            job = Job("seed", "postgresql", sizes.as_json(), _sdk_url(builds[SDK_DATABASE]))
+            job = Job(["seed"], "postgresql", sizes.as_json(), _sdk_url(builds[SDK_DATABASE]))
             facts = run_job(job, django_env(_database_url(builds[HUB_DATABASE]), work), work)
             # Earlier data sets of the benchmark's own go; the new one takes their place.
             for (name,) in admin.execute("SELECT datname FROM pg_database WHERE datname LIKE 'hh\\_bench%\\_tpl\\_%'"):
@@ -219,7 +219,7 @@ def _prepare_sqlite(sizes, work, key, facts_path, reseed):
         for path in builds.values():
             _remove_sqlite(path)
         print("seeding the SQLite data set (cached for later runs) …", file=sys.stderr, flush=True)
-        job = Job("seed", "sqlite", sizes.as_json(), str(builds["sdk"]))
+        job = Job(["seed"], "sqlite", sizes.as_json(), str(builds["sdk"]))
         facts = run_job(job, django_env(f"sqlite:///{builds['hub']}", work), work)
         for old in work.glob("data-set-*.sqlite3"):
             old.unlink()

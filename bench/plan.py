@@ -55,14 +55,19 @@ READ_LIMIT = 50
 # name: (backends it runs on in a full run, whether it needs the production server)
 MEASURES = {
     "ingest": (("postgresql", "sqlite"), True),
+    "turn": (("postgresql",), True),
+    "reads": (("postgresql", "sqlite"), True),
+    "history": (("postgresql",), True),
+    "dashboard": (("postgresql",), False),
+    "streaming": (("postgresql",), True),
 }
 
 
 @dataclass
 class Job:
-    """What a measuring process is told: sent to it as JSON."""
+    """What a measuring process is told, as JSON: the measures to run in it, or "seed"."""
 
-    measure: str
+    measures: list
     backend: str
     sizes: dict
     sdk_location: str

@@ -3,16 +3,21 @@
 from django.core.management import call_command
 
 from bench import hub, seed
-from bench.measures import ingest
+from bench.measures import dashboard, history, ingest, reads, streaming, turn
 from bench.sdk import SdkStore
 
 MODULES = {
     "ingest": ingest,
+    "turn": turn,
+    "reads": reads,
+    "history": history,
+    "dashboard": dashboard,
+    "streaming": streaming,
 }
 
 
-def run(job, progress):
-    return MODULES[job.measure].run(job, progress)
+def run(name, job, progress):
+    return MODULES[name].run(job, progress)
 
 
 def seed_data_set(job, progress):
