@@ -6,11 +6,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEV_ENV := DEBUG=True
 
-.PHONY: run test check venv demo clean
+.PHONY: run test check venv demo bench clean
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-bench.txt
 	@test -n "$(PYTHON)" || { echo "HistoryHub needs Python 3.11 or newer"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -33,6 +33,12 @@ check: venv
 	$(BIN)/ruff format --check .
 	$(DEV_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(DEV_ENV) $(BIN)/python manage.py check
+
+# HistoryHub side by side with the Agents SDK's stores (requirements-bench.txt, which the dev
+# requirements include): one table, also written to bench/results/latest.md. Needs PostgreSQL on
+# 127.0.0.1:5432 (user postgres; BENCH_POSTGRES_URL to change). BENCH_ARGS=--quick for a smoke run.
+bench: venv
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) data staticfiles test-artifacts

@@ -131,7 +131,6 @@ def django_env(database_url, work):
         SECURE_COOKIES="False",
         SECURE_HSTS_SECONDS="0",
         DATABASE_URL=database_url,
-        STATIC_ROOT=str(work / "static"),
         LOG_LEVEL="WARNING",
         DJANGO_SETTINGS_MODULE="historyhub.settings",
         PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
