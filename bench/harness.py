@@ -20,21 +20,24 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
 import psycopg
 
 from bench import report
+from bench import server as production
 from bench.plan import FULL, MEASURES, QUICK, Job
 from bench.server import REPO, Server
 
 POSTGRES = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432")
 HUB_DATABASE, SDK_DATABASE = "hh_bench", "hh_bench_sqlalchemy"
-DEFAULT_OUTPUT = REPO / "bench" / "results" / "latest.md"
-QUICK_OUTPUT = REPO / "bench" / "results" / "quick.md"
-# What a cached data set depends on, besides the sizes.
-SEED_SOURCES = ("bench/seed.py", "bench/items.py", "bench/sdk.py", "bench/hub.py", "bench/raw_rows.py")
+RESULTS = REPO / "bench" / "results"
+README = REPO / "README.md"
+README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"
+# What a cached data set depends on, besides the migrations and the sizes (--reseed for anything else).
+SEED_SOURCES = ("bench/seed.py", "bench/items.py")
 
 METHOD_NOTES = (
     "Interleaved: every contender runs once a round (ingest: medians of the rounds) or once a sample "
@@ -68,7 +71,12 @@ def parse(argv):
         "--sqlite-only", action="store_true", help="every measure on SQLite, no PostgreSQL needed (the test suite)"
     )
     parser.add_argument("--reseed", action="store_true", help="seed the data set again even when it is cached")
-    parser.add_argument("--output", type=Path, help=f"where the markdown goes (default {DEFAULT_OUTPUT.name})")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        help="where the markdown goes; by default bench/results/latest.md for a whole run at full sizes (and the "
+        "README's Performance section with it), quick.md or partial.md otherwise",
+    )
     return parser.parse_args(argv)
 
 
@@ -111,10 +119,22 @@ def main(argv=None):
     header = header_lines(started, load_at_start, facts, sizes)
     document = report.document(title, header, rows, METHOD_NOTES)
     print(document)
-    output = args.output or (QUICK_OUTPUT if args.quick else DEFAULT_OUTPUT)
+    complete = not args.quick and not args.only and not args.sqlite_only
+    output = args.output or RESULTS / ("latest.md" if complete else "quick.md" if args.quick else "partial.md")
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(document)
     print(f"(written to {output})", file=sys.stderr)
+    if complete and args.output is None:
+        update_readme(document)
+        print(f"(and to {README.name}'s Performance section)", file=sys.stderr)
+
+
+def update_readme(document):
+    """Put the table between the README's markers, so its Performance section shows the latest whole run."""
+    text = README.read_text()
+    before, rest = text.split(README_START, 1)
+    after = rest.split(README_END, 1)[1]
+    README.write_text(f"{before}{README_START}\n{document}{README_END}{after}")
 
 
 # Running a job in its own process -----------------------------------------------------
@@ -163,7 +183,7 @@ def data_set_key(backend, sizes):
 def prepare(backend, sizes, work, reseed):
     """Databases for this run, copied from the cached seeded data set (seeded first when there is none)."""
     key = data_set_key(backend, sizes)
-    facts_path = work / f"data-set-{backend}-{key}.json"
+    facts_path = work / f"data-set-{backend}-{sizes.name}-{key}.json"
     if backend == "postgresql":
         return _prepare_postgresql(sizes, work, key, facts_path, reseed)
     return _prepare_sqlite(sizes, work, key, facts_path, reseed)
@@ -182,20 +202,23 @@ def _sdk_url(name):
 
 
 def _prepare_postgresql(sizes, work, key, facts_path, reseed):
-    templates = {name: f"{name}_tpl_{key}" for name in (HUB_DATABASE, SDK_DATABASE)}
+    templates = {name: f"{name}_{sizes.name}_tpl_{key}" for name in (HUB_DATABASE, SDK_DATABASE)}
     with _admin() as admin:
         existing = {name for (name,) in admin.execute("SELECT datname FROM pg_database")}
         if reseed or not facts_path.exists() or not set(templates.values()) <= existing:
-            builds = {name: f"{name}_build" for name in templates}
+            builds = {name: f"{name}_{sizes.name}_build" for name in templates}
             for build in builds.values():
                 admin.execute(f'DROP DATABASE IF EXISTS "{build}" WITH (FORCE)')
                 admin.execute(f'CREATE DATABASE "{build}"')
             print("seeding the PostgreSQL data set (cached for later runs) …", file=sys.stderr, flush=True)
             job = Job(["seed"], "postgresql", sizes.as_json(), _sdk_url(builds[SDK_DATABASE]))
             facts = run_job(job, django_env(_database_url(builds[HUB_DATABASE]), work), work)
-            # Earlier data sets of the benchmark's own go; the new one takes their place.
-            for (name,) in admin.execute("SELECT datname FROM pg_database WHERE datname LIKE 'hh\\_bench%\\_tpl\\_%'"):
-                admin.execute(f'DROP DATABASE "{name}"')
+            # Earlier data sets of the benchmark's own at these sizes go; the new one takes their place.
+            for name in existing:
+                if name.startswith("hh_bench") and f"_{sizes.name}_tpl_" in name:
+                    admin.execute(f'DROP DATABASE "{name}"')
+            for old in work.glob(f"data-set-postgresql-{sizes.name}-*.json"):
+                old.unlink()
             for name, build in builds.items():
                 admin.execute(f'ALTER DATABASE "{build}" RENAME TO "{templates[name]}"')
             facts_path.write_text(json.dumps(facts))
@@ -211,16 +234,16 @@ def _prepare_postgresql(sizes, work, key, facts_path, reseed):
 
 
 def _prepare_sqlite(sizes, work, key, facts_path, reseed):
-    cached = {name: work / f"data-set-{key}-{name}.sqlite3" for name in ("hub", "sdk")}
+    cached = {name: work / f"data-set-{sizes.name}-{key}-{name}.sqlite3" for name in ("hub", "sdk")}
     running = {name: work / f"run-{name}.sqlite3" for name in ("hub", "sdk")}
     if reseed or not facts_path.exists() or not all(path.exists() for path in cached.values()):
-        builds = {name: work / f"build-{name}.sqlite3" for name in cached}
+        builds = {name: work / f"build-{sizes.name}-{name}.sqlite3" for name in cached}
         for path in builds.values():
             _remove_sqlite(path)
         print("seeding the SQLite data set (cached for later runs) …", file=sys.stderr, flush=True)
         job = Job(["seed"], "sqlite", sizes.as_json(), str(builds["sdk"]))
         facts = run_job(job, django_env(f"sqlite:///{builds['hub']}", work), work)
-        for old in work.glob("data-set-*.sqlite3"):
+        for old in [*work.glob(f"data-set-{sizes.name}-*.sqlite3"), *work.glob(f"data-set-sqlite-{sizes.name}-*.json")]:
             old.unlink()
         for name, build in builds.items():
             _checkpoint(build)
@@ -239,9 +262,8 @@ def _prepare_sqlite(sizes, work, key, facts_path, reseed):
 
 def _checkpoint(path):
     """Fold the write-ahead log into the file, so the file alone is the database."""
-    with sqlite3.connect(path) as database:
+    with closing(sqlite3.connect(path)) as database:
         database.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    database.close()
 
 
 def _remove_sqlite(path):
@@ -270,9 +292,7 @@ def header_lines(started, load_at_start, facts, sizes):
         f"{os.getloadavg()[0]:.2f} at the end (the machine's other work adds noise to every number).",
         f"Software: {_postgres_version(facts)}SQLite {sqlite3.sqlite_version}, Python {platform.python_version()}, "
         f"HistoryHub {_commit()}.",
-        "Production server: `bin/start` with "
-        + ", ".join(f"{name}={os.environ.get(name, 'its default')}" for name in ("WEB_CONCURRENCY", "GUNICORN_THREADS"))
-        + ".",
+        _server_line(),
     ]
     for backend, data in facts.items():
         lines.append(
@@ -283,6 +303,12 @@ def header_lines(started, load_at_start, facts, sizes):
             f"{data['big_session_history']:,} history items."
         )
     return lines
+
+
+def _server_line():
+    program, values = production.settings()
+    settings = ", ".join(f"{name}={value}" for name, value in values.items())
+    return f"Production server: `bin/start` ({program}) with {settings}."
 
 
 def _postgres_version(facts):

@@ -9,6 +9,7 @@ import json
 
 from django.contrib.auth.models import User
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.history import client_actions, history_pages, item_log, sessions
@@ -64,8 +65,21 @@ def dashboard_user():
     return user
 
 
-def close_connections():
-    connection.close()
+def statements(call):
+    """How many SQL statements a call sends through Django (an executemany counts once)."""
+    with CaptureQueriesContext(connection) as captured:
+        call()
+    return len(captured.captured_queries)
+
+
+def synchronous_setting():
+    """SQLite's PRAGMA synchronous on HistoryHub's connection, by name."""
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA synchronous")
+        return SQLITE_SYNCHRONOUS[cursor.fetchone()[0]]
+
+
+SQLITE_SYNCHRONOUS = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
 
 
 def data_set_facts(big_session_id):

@@ -5,6 +5,7 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True)
 class Sizes:
+    name: str  # full or quick: each keeps its own cached data set
     ingest_items: int  # spread over HTTP_CLIENTS sessions, the same items for every contender
     batch: int
     rounds: int
@@ -22,6 +23,7 @@ class Sizes:
 
 
 FULL = Sizes(
+    name="full",
     ingest_items=20_000,
     batch=100,
     rounds=3,
@@ -35,6 +37,7 @@ FULL = Sizes(
     stream_repeats=3,
 )
 QUICK = Sizes(
+    name="quick",
     ingest_items=800,
     batch=100,
     rounds=1,

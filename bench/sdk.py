@@ -8,10 +8,11 @@ own, so the harness can time them beside HistoryHub's blocking calls.
 
 import asyncio
 import sqlite3
+from contextlib import closing
 
 from agents import SQLiteSession
 from agents.extensions.memory import SQLAlchemySession
-from sqlalchemy import text
+from sqlalchemy import event, text
 from sqlalchemy.ext.asyncio import create_async_engine
 
 # The SDK sessions' default tables; seeding copies sessions within them.
@@ -62,13 +63,34 @@ class SdkStore:
     def item_count(self, session_id):
         return len(self.get_items(session_id))
 
+    def statements(self, call):
+        """How many SQL statements a call sends (an executemany counts once); None where they cannot be seen."""
+        if self.engine is None:
+            return None
+        sent = []
+
+        def count(*args):
+            sent.append(args)
+
+        event.listen(self.engine.sync_engine, "before_cursor_execute", count)
+        try:
+            call()
+        finally:
+            event.remove(self.engine.sync_engine, "before_cursor_execute", count)
+        return len(sent)
+
+    def synchronous_setting(self):
+        """SQLite's PRAGMA synchronous on a connection as the SDK opens one (it sets none), by number."""
+        with closing(sqlite3.connect(self.location)) as database:
+            return database.execute("PRAGMA synchronous").fetchone()[0]
+
     def copy_sessions(self, low, high, prefix):
         """Copy the sessions whose ids lie in [low, high) under ``prefix`` and the rest of their id."""
         params = {"prefix": prefix, "cut": len(low) + 1, "low": low, "high": high}
         if self.engine is not None:
             self.run(self._copy_sessions(params))
             return
-        with sqlite3.connect(self.location) as database:
+        with closing(sqlite3.connect(self.location)) as database, database:
             for statement in COPY_STATEMENTS:
                 database.execute(statement, params)
 

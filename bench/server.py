@@ -5,6 +5,7 @@ and whatever else ``bin/start`` reads); the harness only chooses the address.
 """
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -69,6 +70,18 @@ class Server:
             except subprocess.TimeoutExpired:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait()
+
+
+def settings():
+    """What ``bin/start`` runs, and the settings it reads as they are now (the environment, else its defaults)."""
+    script = (REPO / "bin" / "start").read_text()
+    program = re.search(r"^exec (\S+)", script, re.MULTILINE)
+    values = {
+        name: os.environ.get(name, default)
+        for name, default in re.findall(r"\$\{(\w+):-([^}]*)\}", script)
+        if name != "BIND"
+    }
+    return (program.group(1) if program else "bin/start"), values
 
 
 def descendants(pid):

@@ -85,9 +85,19 @@ def run(job, progress):
     progress(f"ingest on {job.backend}: {sizes.rounds} rounds")
 
     speed = {name: total / median(times) for name, times in seconds.items()}
-    stored = _stored(job, sdk, sources, session_ids, sizes.rounds - 1, contenders)
+    stored = _stored(sdk, sources, session_ids, sizes.rounds - 1, contenders)
+    # Untimed: what one batch costs in statements, the second batch of a session on each side.
+    first, second = batches(conversation("ingest-statements", 2 * sizes.batch), sizes.batch)
+    hub.append("ingest-statements", first)
+    sdk.add_items("ingest-statements", first)
+    statements = {
+        "hub": hub.statements(lambda: hub.append("ingest-statements", second)),
+        "sdk": sdk.statements(lambda: sdk.add_items("ingest-statements", second)),
+    }
+    rows = _rows(job, sizes, total, speed, sdk.name, raw_methods, clients, statements)
+    rows[0].notes += _notes(job, total, stored, sdk)
     sdk.close()
-    return _rows(job, sizes, total, speed, stored, sdk.name, raw_methods, clients)
+    return rows
 
 
 def _http_contender(clients, name, seeds, per_session, sizes):
@@ -98,8 +108,8 @@ def _http_contender(clients, name, seeds, per_session, sizes):
     return measure
 
 
-def _stored(job, sdk, sources, session_ids, last_round, contenders):
-    """How many items each contender's last round kept, to show when a store kept fewer than it was sent."""
+def _stored(sdk, sources, session_ids, last_round, contenders):
+    """How many items each contender's last round kept."""
     stored = {}
     for name in contenders:
         ids = session_ids(name, last_round)
@@ -112,7 +122,37 @@ def _stored(job, sdk, sources, session_ids, last_round, contenders):
     return stored
 
 
-def _rows(job, sizes, total, speed, stored, sdk_name, raw_methods, clients):
+def _notes(job, total, stored, sdk):
+    database = "PostgreSQL" if job.backend == "postgresql" else "SQLite"
+    notes = []
+    short = [f"{LABELS.get(name, name)} {count:,}" for name, count in stored.items() if count != total]
+    if short:
+        notes.append(
+            f"Ingest ({database}): of the {total:,} items sent, fewer were kept by " + ", ".join(short) + " "
+            "(items/s counts the items sent; the raw writers write the rows HistoryHub kept)."
+        )
+    if job.backend == "sqlite":
+        sdk_setting = hub.SQLITE_SYNCHRONOUS[sdk.synchronous_setting()]
+        hub_setting = hub.synchronous_setting()
+        if sdk_setting != hub_setting:
+            notes.append(
+                f"Durability differs on SQLite: HistoryHub runs WAL with synchronous={hub_setting}, "
+                f"{sdk.name} WAL with synchronous={sdk_setting} (the library's default, as the SDK leaves it)."
+            )
+    return notes
+
+
+LABELS = {
+    "hub": "HistoryHub in process",
+    "sdk": "the SDK store",
+    "executemany": "executemany",
+    "copy": "COPY",
+    "http1": "HTTP with 1 client",
+    f"http{HTTP_CLIENTS}": f"HTTP with {HTTP_CLIENTS} clients",
+}
+
+
+def _rows(job, sizes, total, speed, sdk_name, raw_methods, clients, statements):
     database = "PostgreSQL" if job.backend == "postgresql" else "SQLite"
     what = f"ingest {total:,} items, batches of {sizes.batch}"
     target = "≥ 0.5× SQLAlchemySession (aim 1.0×)" if job.backend == "postgresql" else "≥ 0.3× SQLiteSession"
@@ -128,29 +168,31 @@ def _rows(job, sizes, total, speed, stored, sdk_name, raw_methods, clients):
             met=speed["hub"] / speed["sdk"] >= floor,
         )
     ]
-    labels = {"executemany": "executemany", "copy": "COPY"}
+    if statements["sdk"] is not None:
+        rows.append(
+            Row(
+                f"… SQL statements for one batch of {sizes.batch} ({database})",
+                f"{statements['hub']:,}",
+                f"{sdk_name} {statements['sdk']:,}",
+                ratio(statements["hub"], statements["sdk"]),
+            )
+        )
     for method in raw_methods:
         rows.append(
             Row(
-                f"… HistoryHub's own rows by plain {labels[method]}, no Python projection ({database})",
+                f"… HistoryHub's own rows by plain {LABELS[method]}, no Python projection ({database})",
                 throughput(speed[method]),
                 alternative,
                 ratio(speed[method], speed["sdk"]),
             )
         )
     for count in clients:
-        name = f"http{count}"
         rows.append(
             Row(
                 f"… over HTTP to the production server, {count} client{'s' if count > 1 else ''} ({database})",
-                throughput(speed[name]),
+                throughput(speed[f"http{count}"]),
                 f"{sdk_name} in process {throughput(speed['sdk'])}",
-                ratio(speed[name], speed["sdk"]),
+                ratio(speed[f"http{count}"], speed["sdk"]),
             )
         )
-    for row, name in zip(rows, ["hub", *raw_methods, *[f"http{count}" for count in clients]], strict=True):
-        if stored[name] != total:
-            row.notes.append(f"{row.measure}: kept {stored[name]:,} of the {total:,} items it was sent.")
-    if stored["sdk"] != total:
-        rows[0].notes.append(f"{sdk_name} kept {stored['sdk']:,} of the {total:,} items it was sent.")
     return rows
