@@ -62,3 +62,11 @@ def samples(calls, count, warmup=3, budget=None):
                 continue
             spent.append(timed(calls[name]))
     return seconds
+
+
+def p50_p90(seconds):
+    """{name: [seconds, …]} → ({name: p50}, {name: p90})."""
+    return (
+        {name: percentile(times, 0.5) for name, times in seconds.items()},
+        {name: percentile(times, 0.9) for name, times in seconds.items()},
+    )

@@ -4,7 +4,7 @@ HTTP, the newest page (1), a middle one and the oldest; each against page 1."""
 from bench import hub, hub_client, seed
 from bench.plan import PAGE_SIZE
 from bench.report import Row, milliseconds, ratio, spread
-from bench.timing import percentile, samples
+from bench.timing import p50_p90, samples
 
 
 def run(job, progress):
@@ -24,8 +24,7 @@ def run(job, progress):
     }
     seconds = samples(calls, sizes.samples)
     progress(f"history pages: {sizes.samples} samples each")
-    p50 = {name: percentile(times, 0.5) for name, times in seconds.items()}
-    p90 = {name: percentile(times, 0.9) for name, times in seconds.items()}
+    p50, p90 = p50_p90(seconds)
     rows = [
         Row(
             f"history page 1 of {last:,} (newest), pageSize {PAGE_SIZE}, over HTTP",

@@ -20,6 +20,15 @@ from bench.report import Row, ratio, throughput
 from bench.sdk import SdkStore
 from bench.timing import median, rounds
 
+LABELS = {
+    "hub": "HistoryHub in process",
+    "sdk": "the SDK store",
+    "executemany": "executemany",
+    "copy": "COPY",
+    "http1": "HTTP with 1 client",
+    f"http{HTTP_CLIENTS}": f"HTTP with {HTTP_CLIENTS} clients",
+}
+
 
 def run(job, progress):
     sizes = job.size
@@ -142,16 +151,6 @@ def _notes(job, total, stored, sdk):
     return notes
 
 
-LABELS = {
-    "hub": "HistoryHub in process",
-    "sdk": "the SDK store",
-    "executemany": "executemany",
-    "copy": "COPY",
-    "http1": "HTTP with 1 client",
-    f"http{HTTP_CLIENTS}": f"HTTP with {HTTP_CLIENTS} clients",
-}
-
-
 def _rows(job, sizes, total, speed, sdk_name, raw_methods, clients, statements):
     database = "PostgreSQL" if job.backend == "postgresql" else "SQLite"
     what = f"ingest {total:,} items, batches of {sizes.batch}"
@@ -171,7 +170,7 @@ def _rows(job, sizes, total, speed, sdk_name, raw_methods, clients, statements):
     if statements["sdk"] is not None:
         rows.append(
             Row(
-                f"… SQL statements for one batch of {sizes.batch} ({database})",
+                f"… SQL statements for one batch of {sizes.batch}, BEGIN and COMMIT aside ({database})",
                 f"{statements['hub']:,}",
                 f"{sdk_name} {statements['sdk']:,}",
                 ratio(statements["hub"], statements["sdk"]),

@@ -5,7 +5,7 @@ from bench import hub, hub_client, seed
 from bench.plan import READ_LIMIT
 from bench.report import Row, ratio, spread
 from bench.sdk import SdkStore
-from bench.timing import percentile, samples
+from bench.timing import p50_p90, samples
 
 
 def run(job, progress):
@@ -28,8 +28,7 @@ def run(job, progress):
     seconds = samples(calls, sizes.samples)
     progress(f"reads on {job.backend}: {sizes.samples} samples each")
     sdk.close()
-    p50 = {name: percentile(times, 0.5) for name, times in seconds.items()}
-    p90 = {name: percentile(times, 0.9) for name, times in seconds.items()}
+    p50, p90 = p50_p90(seconds)
     database = "PostgreSQL" if job.backend == "postgresql" else "SQLite"
     what = f"get_items(limit={READ_LIMIT}) on the {sizes.big_items:,}-item session"
     alternative = f"{sdk.name} in process {spread(p50['sdk'], p90['sdk'])}"

@@ -10,7 +10,7 @@ from bench import hub, hub_client
 from bench.items import conversation
 from bench.report import Row, ratio, spread
 from bench.sdk import SdkStore
-from bench.timing import percentile, samples
+from bench.timing import p50_p90, samples
 
 TURN = 3
 HISTORY = 20
@@ -42,8 +42,7 @@ def run(job, progress):
     seconds = samples(calls, sizes.samples)
     progress(f"turns: {sizes.samples} samples each")
     sdk.close()
-    p50 = {name: percentile(times, 0.5) for name, times in seconds.items()}
-    p90 = {name: percentile(times, 0.9) for name, times in seconds.items()}
+    p50, p90 = p50_p90(seconds)
     alternative = f"{sdk.name}.add_items in process {spread(p50['sdk'], p90['sdk'])}"
     return [
         Row(
