@@ -173,7 +173,7 @@ def run_job(job, env, work):
 
 
 def data_set_key(backend, sizes):
-    digest = hashlib.sha256(f"{backend} {sizes}".encode())
+    digest = hashlib.sha256(f"{backend} {sizes.data_set}".encode())
     sources = sorted(REPO.glob("historyhub/*/migrations/*.py")) + [REPO / path for path in SEED_SOURCES]
     for path in sources:
         digest.update(path.read_bytes())

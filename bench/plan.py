@@ -15,11 +15,16 @@ class Sizes:
     waiting_actions: int
     samples: int  # per latency measure, interleaved
     dashboard_samples: int
-    dashboard_budget: float  # seconds of samples per dashboard page at most
+    budget: float  # seconds of samples at most for one slow page (history, dashboard)
     stream_repeats: int
 
     def as_json(self):
         return asdict(self)
+
+    @property
+    def data_set(self):
+        """The sizes the seeded data set depends on."""
+        return (self.name, self.big_items, self.dashboard_base, self.dashboard_copies, self.waiting_actions)
 
 
 FULL = Sizes(
@@ -33,7 +38,7 @@ FULL = Sizes(
     waiting_actions=1_000,
     samples=200,
     dashboard_samples=40,
-    dashboard_budget=12.0,
+    budget=12.0,
     stream_repeats=3,
 )
 QUICK = Sizes(
@@ -47,7 +52,7 @@ QUICK = Sizes(
     waiting_actions=10,
     samples=10,
     dashboard_samples=5,
-    dashboard_budget=2.0,
+    budget=2.0,
     stream_repeats=1,
 )
 

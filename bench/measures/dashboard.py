@@ -59,9 +59,7 @@ def _measure(sizes, progress):
         return call
 
     urls = pages(sizes)
-    seconds = samples(
-        {name: fetch(url) for name, url in urls.items()}, sizes.dashboard_samples, budget=sizes.dashboard_budget
-    )
+    seconds = samples({name: fetch(url) for name, url in urls.items()}, sizes.dashboard_samples, budget=sizes.budget)
     progress(f"dashboard: up to {sizes.dashboard_samples} samples a page")
     rows = []
     for name, times in seconds.items():
