@@ -105,7 +105,7 @@ def _copy_base(copy, sizes):
         sessions.insert(cursor, sessions.rows, "executemany")
         for relation in model._meta.related_objects:
             owner = relation.related_model
-            if owner is model or not relation.many_to_one:
+            if owner is model or not relation.one_to_many:
                 continue
             key = relation.field.column
             names = [quote(field.column) for field in columns(owner)]
