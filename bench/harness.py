@@ -39,18 +39,39 @@ README_START, README_END = "<!-- bench:start -->", "<!-- bench:end -->"
 # What a cached data set depends on, besides the migrations and the sizes (--reseed for anything else).
 SEED_SOURCES = ("bench/seed.py", "bench/items.py")
 
-METHOD_NOTES = (
+INTERLEAVED = (
     "Interleaved: every contender runs once a round (ingest: medians of the rounds) or once a sample "
-    "(latencies: p50 and p90 of the samples), in an order that rotates from one to the next.",
-    "The same items for every contender: Agents-SDK-shaped user and assistant messages, function calls with "
-    "their outputs and reasoning, about half of the conversations with the SDK's `__fake_id__` ids.",
-    "PostgreSQL: both stores on the same server with the same settings, each in its own database holding the "
-    "same conversations. HTTP: the production server started by `bin/start` (gunicorn, DEBUG off) on "
-    "127.0.0.1; HTTP clients are separate processes using HistoryHub's Python client, on the same cores as "
-    "the server and PostgreSQL.",
-    "Dashboard times are server times measured in process: Django's test client through the whole middleware "
-    "stack, DEBUG off, logged in as a superuser; no network and no browser.",
+    "(latencies: p50 and p90 of the samples), in an order that rotates from one to the next."
 )
+SAME_ITEMS = (
+    "The same items for every contender: Agents-SDK-shaped user and assistant messages, function calls with "
+    "their outputs and reasoning, about half of the conversations with the SDK's `__fake_id__` ids."
+)
+SAME_SERVER = (
+    "PostgreSQL: both stores on the same server with the same settings, each in its own database holding the "
+    "same conversations."
+)
+OVER_HTTP = (
+    "HTTP: the production server started by `bin/start` (DEBUG off) on 127.0.0.1; HTTP clients are separate "
+    "processes using HistoryHub's Python client, on the same cores as the server and the database."
+)
+SERVER_TIME = (
+    "Dashboard times are server times measured in process: Django's test client through the whole middleware "
+    "stack, DEBUG off, logged in as a superuser; no network and no browser."
+)
+
+
+def method_notes(results, served):
+    """How the numbers were taken, for the measures this run made."""
+    backends = {backend for _, backend in results}
+    notes = [INTERLEAVED, SAME_ITEMS]
+    if "postgresql" in backends:
+        notes.append(SAME_SERVER)
+    if served:
+        notes.append(OVER_HTTP)
+    if any(name == "dashboard" for name, _ in results):
+        notes.append(SERVER_TIME)
+    return notes
 
 
 @dataclass
@@ -90,7 +111,7 @@ def main(argv=None):
     started = datetime.datetime.now(datetime.UTC)
     load_at_start = os.getloadavg()[0]
 
-    results, facts = {}, {}
+    results, facts, served = {}, {}, False
     for backend in (primary,) if args.sqlite_only else ("postgresql", "sqlite"):
         todo = [name for name in names if args.sqlite_only or backend in MEASURES[name][0]]
         if not todo:
@@ -99,6 +120,7 @@ def main(argv=None):
         facts[backend] = stores.facts
         serve = backend == primary and any(MEASURES[name][1] for name in todo)
         server = Server(stores.env, work / f"server-{backend}.log") if serve else None
+        served = served or serve
         job = Job(todo, backend, sizes.as_json(), stores.sdk_location)
         if server is not None:
             job.server_url, job.server_pid = server.url, server.pid
@@ -116,8 +138,8 @@ def main(argv=None):
         for row in results.get((name, backend), [])
     ]
     title = f"HistoryHub side by side ({'quick sizes' if args.quick else 'full sizes'}), {started:%Y-%m-%d %H:%M} UTC"
-    header = header_lines(started, load_at_start, facts, sizes)
-    document = report.document(title, header, rows, METHOD_NOTES)
+    header = header_lines(load_at_start, facts, sizes)
+    document = report.document(title, header, rows, method_notes(results, served))
     print(document)
     complete = not args.quick and not args.only and not args.sqlite_only
     output = args.output or RESULTS / ("latest.md" if complete else "quick.md" if args.quick else "partial.md")
@@ -274,7 +296,7 @@ def _remove_sqlite(path):
 # The header: when, where, on what --------------------------------------------------------
 
 
-def header_lines(started, load_at_start, facts, sizes):
+def header_lines(load_at_start, facts, sizes):
     cpu = next(
         (
             line.split(":", 1)[1].strip()
@@ -287,7 +309,7 @@ def header_lines(started, load_at_start, facts, sizes):
         int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines() if "MemTotal" in line
     )
     lines = [
-        f"Date: {started:%Y-%m-%d %H:%M} UTC. Machine: {os.cpu_count()} cores ({cpu}), "
+        f"Machine: {os.cpu_count()} cores ({cpu}), "
         f"{memory_kb / 2**20:.0f} GiB RAM; load average {load_at_start:.2f} at the start, "
         f"{os.getloadavg()[0]:.2f} at the end (the machine's other work adds noise to every number).",
         f"Software: {_postgres_version(facts)}SQLite {sqlite3.sqlite_version}, Python {platform.python_version()}, "
