@@ -50,7 +50,7 @@ def run(job, progress):
             spread(p50["http"], p90["http"]),
             alternative,
             ratio(p50["http"], p50["sdk"]),
-            target="p50 ≤ 2× SQLAlchemySession.add_items in process",
+            target=f"p50 ≤ 2× {sdk.name}.add_items in process",
             met=p50["http"] <= 2 * p50["sdk"],
         ),
         Row(
