@@ -322,7 +322,8 @@ def header_lines(load_at_start, facts, sizes):
             f"{data['timeline_rows']:,} timeline rows, {data['log_items']:,} log items, "
             f"{data['waiting_actions']:,} waiting client actions; the long session: "
             f"{data['big_session_items']:,} items ({sizes.big_items:,} sent), "
-            f"{data['big_session_history']:,} history items."
+            f"{data['big_session_history']:,} history items; on disk HistoryHub {data['hub_bytes'] / 2**30:.2f} GiB, "
+            f"{data['sdk_name']} {data['sdk_bytes'] / 2**30:.2f} GiB."
         )
     return lines
 

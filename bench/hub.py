@@ -6,6 +6,7 @@ Needs Django set up.
 """
 
 import json
+import os
 
 from django.contrib.auth.models import User
 from django.db import connection
@@ -85,9 +86,20 @@ def synchronous_setting():
 SQLITE_SYNCHRONOUS = {0: "OFF", 1: "NORMAL", 2: "FULL", 3: "EXTRA"}
 
 
+def database_bytes():
+    """How much room HistoryHub's database takes: the PostgreSQL database, or the SQLite file and its log."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_database_size(current_database())")
+            return cursor.fetchone()[0]
+    name = connection.settings_dict["NAME"]
+    return sum(os.path.getsize(path) for path in (name, f"{name}-wal") if os.path.exists(path))
+
+
 def data_set_facts(big_session_id):
     """What a seeded database holds, for the report's header."""
     return {
+        "hub_bytes": database_bytes(),
         "sessions": Session.objects.count(),
         "timeline_rows": TimelineEntry.objects.count(),
         "log_items": Item.objects.count(),

@@ -7,6 +7,7 @@ own, so the harness can time them beside HistoryHub's blocking calls.
 """
 
 import asyncio
+import os
 import sqlite3
 from contextlib import closing
 
@@ -83,6 +84,17 @@ class SdkStore:
         """SQLite's PRAGMA synchronous on a connection as the SDK opens one (it sets none), by number."""
         with closing(sqlite3.connect(self.location)) as database:
             return database.execute("PRAGMA synchronous").fetchone()[0]
+
+    def database_bytes(self):
+        """How much room the store takes: its PostgreSQL database, or its SQLite file and log."""
+        if self.engine is not None:
+            return self.run(self._database_bytes())
+        paths = (self.location, f"{self.location}-wal")
+        return sum(os.path.getsize(path) for path in paths if os.path.exists(path))
+
+    async def _database_bytes(self):
+        async with self.engine.connect() as connection:
+            return (await connection.execute(text("SELECT pg_database_size(current_database())"))).scalar_one()
 
     def copy_sessions(self, low, high, prefix):
         """Copy the sessions whose ids lie in [low, high) under ``prefix`` and the rest of their id."""

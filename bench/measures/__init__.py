@@ -26,6 +26,6 @@ def seed_data_set(job, progress):
     sdk = SdkStore(job.backend, job.sdk_location)
     try:
         seed.seed(job.size, sdk, progress)
+        return {**hub.data_set_facts(seed.BIG_SESSION), "sdk_bytes": sdk.database_bytes(), "sdk_name": sdk.name}
     finally:
         sdk.close()
-    return hub.data_set_facts(seed.BIG_SESSION)

@@ -2,9 +2,9 @@
 while the server's worker processes' memory is watched.
 
 The growth reported is the largest of any worker's: its highest resident set
-size during the request less what it held just before. Beside it, the SDK
-store's get_items() of the same session in process, and how much this
-process grew to hold its answer.
+size during the request less what it held just before. Beside it, taking
+turns with it, the SDK store's get_items() of the same session in process,
+and how much this process grew to hold its answer.
 """
 
 import http.client
@@ -74,16 +74,14 @@ def run(job, progress):
     sizes = job.size
     api_key = hub.issue_api_key()
     workers = descendants(job.server_pid) or [job.server_pid]
-    times, growths, received = [], [], 0
+    sdk = SdkStore(job.backend, job.sdk_location)
+    times, growths, sdk_times, sdk_growths, received = [], [], [], [], 0
     for _ in range(sizes.stream_repeats):
         with PeakMemory(workers) as memory:
             started = time.perf_counter()
             received = stream_all(job.server_url, api_key, seed.BIG_SESSION)
             times.append(time.perf_counter() - started)
         growths.append(memory.growth)
-    sdk = SdkStore(job.backend, job.sdk_location)
-    sdk_times, sdk_growths = [], []
-    for _ in range(sizes.stream_repeats):
         with PeakMemory([os.getpid()]) as memory:
             started = time.perf_counter()
             sdk.get_items(seed.BIG_SESSION)
