@@ -9,6 +9,7 @@ Static file URLs come from the plain storage rather than the collected
 manifest, which would take collectstatic first; a page's time does not change.
 """
 
+import warnings
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -38,6 +39,8 @@ def pages(sizes):
 
 
 def run(job, progress):
+    # whitenoise looks for collectstatic's output, which these pages do not need.
+    warnings.filterwarnings("ignore", "No directory at", UserWarning)
     storages = {
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
