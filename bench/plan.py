@@ -38,7 +38,7 @@ FULL = Sizes(
     waiting_actions=1_000,
     samples=200,
     dashboard_samples=40,
-    budget=12.0,
+    budget=6.0,
     stream_repeats=3,
 )
 QUICK = Sizes(

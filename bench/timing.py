@@ -36,7 +36,8 @@ def rounds(contenders, count):
     """Run each contender once a round for ``count`` rounds; returns {name: [seconds, …]}.
 
     A contender is a function of the round number that returns the seconds it
-    measured itself (so set-up outside its timed part stays out).
+    measured itself (so set-up outside its timed part stays out). The first
+    round runs them in the order given.
     """
     seconds = {name: [] for name in contenders}
     for index in range(count):

@@ -62,7 +62,9 @@ def _measure(sizes, progress):
         return call
 
     urls = pages(sizes)
-    seconds = samples({name: fetch(url) for name, url in urls.items()}, sizes.dashboard_samples, budget=sizes.budget)
+    seconds = samples(
+        {name: fetch(url) for name, url in urls.items()}, sizes.dashboard_samples, warmup=1, budget=sizes.budget
+    )
     progress(f"dashboard: up to {sizes.dashboard_samples} samples a page")
     rows = []
     for name, times in seconds.items():
