@@ -346,4 +346,6 @@ def _commit():
         return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True).stdout.strip()
 
     commit = git("rev-parse", "--short", "HEAD") or "(not a git checkout)"
-    return commit + (" with uncommitted changes" if git("status", "--porcelain") else "")
+    # The results and the README this harness writes are not what it measures.
+    changed = git("status", "--porcelain", "--", ".", ":!bench/results", ":!README.md")
+    return commit + (" with uncommitted changes" if changed else "")

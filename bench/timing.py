@@ -46,6 +46,10 @@ def rounds(contenders, count):
     return seconds
 
 
+# Fewer samples than this make a p90 little more than the slowest one.
+FEW_SAMPLES = 10
+
+
 def samples(calls, count, warmup=3, budget=None):
     """Time each call ``count`` times, interleaved; returns {name: [seconds, …]}.
 

@@ -4,7 +4,7 @@ HTTP, the newest page (1), a middle one and the oldest; each against page 1."""
 from bench import hub, hub_client, seed
 from bench.plan import PAGE_SIZE
 from bench.report import Row, milliseconds, ratio, spread
-from bench.timing import p50_p90, samples
+from bench.timing import FEW_SAMPLES, p50_p90, samples
 
 
 def run(job, progress):
@@ -26,9 +26,9 @@ def run(job, progress):
     progress(f"history pages: {sizes.samples} samples each")
     p50, p90 = p50_p90(seconds)
     notes = [
-        f"history page {pages[name]:,}: {len(times)} samples (its time budget ran out)."
+        f"history page {pages[name]:,}: only {len(times)} samples in its time budget."
         for name, times in seconds.items()
-        if len(times) < sizes.samples
+        if len(times) < FEW_SAMPLES
     ]
     rows = [
         Row(
