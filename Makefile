@@ -7,11 +7,11 @@ BIN := $(VENV)/bin
 DEV_ENV := DEBUG=True
 JS := clients/js
 
-.PHONY: run test test-js check venv node-modules demo clean
+.PHONY: run test test-js check venv node-modules demo bench clean
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-bench.txt
 	@test -n "$(PYTHON)" || { echo "HistoryHub needs Python 3.11 or newer"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -46,6 +46,12 @@ check: venv
 	$(BIN)/ruff format --check .
 	$(DEV_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(DEV_ENV) $(BIN)/python manage.py check
+
+# HistoryHub side by side with the Agents SDK's stores (requirements-bench.txt, which the dev
+# requirements include): one table, also written to bench/results/latest.md. Needs PostgreSQL on
+# 127.0.0.1:5432 (user postgres; BENCH_POSTGRES_URL to change). BENCH_ARGS=--quick for a smoke run.
+bench: venv
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) data staticfiles test-artifacts $(JS)/node_modules
