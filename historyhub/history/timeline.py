@@ -26,6 +26,10 @@ _COLUMNS = (
 )
 
 
+# What a write reads of an entry.
+READ = ("pk", "epoch", "seq", "order", "key", "type", "call_id", "source_position", "created_at", "data", "text")
+
+
 class Entry:
     """A timeline entry with its data parsed; ``pk`` is None until it is written."""
 
@@ -57,20 +61,9 @@ class Entry:
         self.text = text
 
     @classmethod
-    def from_row(cls, row):
-        return cls(
-            pk=row.pk,
-            epoch=row.epoch,
-            seq=row.seq,
-            order=row.order,
-            key=row.key,
-            type=row.type,
-            call_id=row.call_id,
-            source_position=row.source_position,
-            created_at=row.created_at,
-            data=jsonvalues.loads(row.data),
-            text=row.text,
-        )
+    def from_values(cls, values):
+        """An entry from ``QuerySet.values(*READ)``: no model instance in between."""
+        return cls(**{**values, "data": jsonvalues.loads(values["data"])})
 
     def stored_data(self):
         return jsonvalues.dumps(self.data)
@@ -97,14 +90,18 @@ class TimelineWriter:
         rows = TimelineEntry.objects.filter(session=self.session, epoch=self.session.epoch, call_id__in=wanted).exclude(
             call_id=""
         )  # The index's own condition, which lets SQLite use it.
-        for row in rows.order_by("seq"):
-            self._remember(Entry.from_row(row))
+        for values in rows.order_by("seq").values(*READ):
+            self._remember(Entry.from_values(values))
 
     def get(self, key):
         """The current epoch's entry with this key, or None."""
         if key not in self._by_key:
-            row = TimelineEntry.objects.filter(session=self.session, epoch=self.session.epoch, key=key).first()
-            self._by_key[key] = Entry.from_row(row) if row is not None else None
+            values = (
+                TimelineEntry.objects.filter(session=self.session, epoch=self.session.epoch, key=key)
+                .values(*READ)
+                .first()
+            )
+            self._by_key[key] = Entry.from_values(values) if values is not None else None
         return self._by_key[key]
 
     def newest_for_call(self, call_id, types=("action", "client_action")):
@@ -165,6 +162,11 @@ class TimelineWriter:
         """Write the new and changed entries: one statement each, whatever their number."""
         if self._new:
             session_id, version = self.session.pk, self.version
+            # Most entries of a batch share one time (when it arrived): adapted once.
+            times = {}
+            for entry in self._new:
+                if entry.created_at not in times:
+                    times[entry.created_at] = bulk.datetime_value(entry.created_at)
             bulk.insert(
                 TimelineEntry,
                 _COLUMNS,
@@ -178,7 +180,7 @@ class TimelineWriter:
                         entry.type,
                         entry.call_id,
                         entry.source_position,
-                        bulk.datetime_value(entry.created_at),
+                        times[entry.created_at],
                         entry.stored_data(),
                         entry.text,
                         version,
