@@ -21,8 +21,9 @@ demo: venv
 	$(DEV_ENV) $(BIN)/python manage.py migrate --verbosity 0
 	$(DEV_ENV) $(BIN)/python manage.py seed_demo
 
+# The ASGI app under uvicorn, as production serves it, reloading on code changes.
 run: demo
-	$(DEV_ENV) $(BIN)/python manage.py runserver 127.0.0.1:8000
+	$(DEV_ENV) $(BIN)/uvicorn historyhub.asgi:application --host 127.0.0.1 --port 8000 --reload --reload-dir historyhub --reload-dir templates --reload-include '*.html' --lifespan off
 
 test: venv
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -1,39 +1,67 @@
-"""Cross-cutting HTTP concerns: the health check, the API's body limit and the CSP header."""
+"""Cross-cutting HTTP concerns: the health check, static files, the API's body limit and the CSP header.
 
+Every middleware here can run in an async chain (Django's ``MiddlewareMixin``,
+or its own async path): one that could not would make Django hold a thread
+for each request for as long as it lasts, waits and live streams included.
+"""
+
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.db import connection
 from django.http import JsonResponse
+from django.utils.deprecation import MiddlewareMixin
+from whitenoise.middleware import WhiteNoiseMiddleware
+
+from historyhub import live
 
 
 def error_response(code, message, status):
     return JsonResponse({"error": {"code": code, "message": message}}, status=status)
 
 
-class HealthCheckMiddleware:
+class HealthCheckMiddleware(MiddlewareMixin):
     """``/healthz`` answers before host validation and the HTTPS redirect, so a
-    container's own probe on 127.0.0.1 works; it is up when the database answers."""
+    container's own probe on 127.0.0.1 works; it is up when the database answers.
+    It also counts the waits and live streams open in the worker that answered."""
 
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
+    def process_request(self, request):
         if request.path != "/healthz":
-            return self.get_response(request)
+            return None
         try:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT 1")
         except Exception as error:  # any database failure means unhealthy
             return JsonResponse({"status": "unavailable", "error": type(error).__name__}, status=503)
-        return JsonResponse({"status": "ok"})
+        return JsonResponse({"status": "ok", "subscribers": live.hub.subscriber_count()})
 
 
-class ApiBodyLimitMiddleware:
-    """Answer 413 for an API request body over the limit before anything parses it."""
+class StaticFilesMiddleware(WhiteNoiseMiddleware):
+    """WhiteNoise, able to sit in an async chain: a static file is served, anything else passes straight on."""
+
+    async_capable = True
 
     def __init__(self, get_response):
-        self.get_response = get_response
+        super().__init__(get_response)
+        self.async_mode = iscoroutinefunction(get_response)
+        if self.async_mode:
+            markcoroutinefunction(self)
 
     def __call__(self, request):
+        if self.async_mode:
+            return self.__acall__(request)
+        return super().__call__(request)
+
+    async def __acall__(self, request):
+        static_file = self.find_file(request.path_info) if self.autorefresh else self.files.get(request.path_info)
+        if static_file is None:
+            return await self.get_response(request)
+        return await sync_to_async(self.serve, thread_sensitive=False)(static_file, request)
+
+
+class ApiBodyLimitMiddleware(MiddlewareMixin):
+    """Answer 413 for an API request body over the limit before anything parses it."""
+
+    def process_request(self, request):
         if request.path.startswith("/api/"):
             limit = settings.HISTORYHUB_MAX_BODY_BYTES
             try:
@@ -42,10 +70,10 @@ class ApiBodyLimitMiddleware:
                 length = 0
             if length > limit:
                 return error_response("payload_too_large", f"The request body is larger than {limit} bytes.", 413)
-        return self.get_response(request)
+        return None
 
 
-class ContentSecurityPolicyMiddleware:
+class ContentSecurityPolicyMiddleware(MiddlewareMixin):
     """A strict policy: the pages have no inline scripts or styles to allow."""
 
     # The interactive API docs are served from ninja's own static files, so they keep to it too.
@@ -55,10 +83,6 @@ class ContentSecurityPolicyMiddleware:
         "frame-ancestors 'none'"
     )
 
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        response = self.get_response(request)
+    def process_response(self, request, response):
         response.headers.setdefault("Content-Security-Policy", self.policy)
         return response

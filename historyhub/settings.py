@@ -74,7 +74,7 @@ MIDDLEWARE = [
     "historyhub.middleware.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "historyhub.middleware.ContentSecurityPolicyMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "historyhub.middleware.StaticFilesMiddleware",
     "historyhub.middleware.ApiBodyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -86,7 +86,7 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "historyhub.urls"
-WSGI_APPLICATION = "historyhub.wsgi.application"
+ASGI_APPLICATION = "historyhub.asgi.application"
 
 TEMPLATES = [
     {

@@ -7,7 +7,16 @@ import pytest
 from django.contrib.auth.models import Group, Permission, User
 from django.test import Client
 
+from historyhub import live
 from historyhub.apikeys.models import ApiKey
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    """The test database, as pytest-django makes it; this process's live listener, connected to it
+    once anything waited, stops before the database is dropped."""
+    yield
+    live.hub.stop_signal()
 
 
 class ApiClient:

@@ -2,9 +2,12 @@
 
 from typing import Annotated
 
-from django.http import StreamingHttpResponse
+from asgiref.sync import sync_to_async
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpResponse, StreamingHttpResponse
 from ninja import Path, Query, Router, Status
 
+from historyhub import live
 from historyhub.apikeys.auth import resolved_by
 from historyhub.history import (
     chat_format,
@@ -15,6 +18,7 @@ from historyhub.history import (
     sessions,
     transactions,
     validation,
+    waiting,
 )
 from historyhub.history.schemas import (
     SESSION_ID_PATTERN,
@@ -136,7 +140,19 @@ def get_history(request, session_id: SessionId, query: Query[HistoryQuery]):
 def list_items(request, session_id: SessionId, query: Query[ItemsQuery]):
     """The logical history verbatim, streamed from the stored texts without parsing them."""
     texts = item_log.iter_item_texts(session_id, limit=query.limit)
-    return StreamingHttpResponse(_json_items(texts), content_type="application/json")
+    pieces = _json_items(texts)
+    if isinstance(request, ASGIRequest):
+        pieces = _one_at_a_time(pieces)
+    return StreamingHttpResponse(pieces, content_type="application/json")
+
+
+async def _one_at_a_time(pieces):
+    """Each piece made in the request's thread as it is sent: Django's ASGI handler reads a plain iterator whole
+    into memory first, which a history of 250,000 items must not cost."""
+    iterator = iter(pieces)
+    done = object()
+    while (piece := await sync_to_async(next)(iterator, done)) is not done:
+        yield piece
 
 
 def _json_items(texts):
@@ -257,13 +273,23 @@ def list_client_actions(request, filters: Query[ClientActionFilters]):
     return page_answer(found, filters, client_actions.as_dict)
 
 
-@router.get("/sessions/{sessionId}/client-actions/{callId}", response={200: ClientActionOut, **errors(404)})
-def get_client_action(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
-    """One action; with wait, answered as soon as it leaves waiting or after that many seconds."""
-    if query.wait:
-        action = client_actions.wait_for_resolution(session_id, call_id, query.wait)
-    else:
-        action = client_actions.get(session_id, call_id)
+@router.get("/sessions/{sessionId}/client-actions/{callId}", response={200: ClientActionOut, **errors(404, 503)})
+async def get_client_action(
+    request, response: HttpResponse, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]
+):
+    """One action; with wait, answered as soon as it leaves waiting or after that many seconds.
+
+    A wait holds no thread while it waits (docs/live-updates.md). When the
+    server restarts meanwhile it answers 503 with Retry-After: ask again.
+    """
+    if not query.wait:
+        return client_actions.as_dict(await live.read(client_actions.get, session_id, call_id))
+    try:
+        action = await waiting.wait_for_resolution(session_id, call_id, query.wait)
+    except live.Closed:
+        response["Retry-After"] = "1"
+        message = "The server is restarting; ask again."
+        return Status(503, {"error": {"code": "service_unavailable", "message": message}})
     return client_actions.as_dict(action)
 
 

@@ -4,8 +4,6 @@ The API's result and decision endpoints, the dashboard's Approve and Reject
 buttons and the admin's actions all resolve through ``resolve`` here.
 """
 
-import time
-
 from django.db import transaction
 from django.utils import timezone
 
@@ -15,8 +13,6 @@ from historyhub.history.models import ClientAction, ClientActionStatus, Session
 from historyhub.history.projection import Projection
 
 DECISIONS = ("approve", "reject")
-# How often a waiting reader looks again: a decision shows within this much.
-POLL_SECONDS = 0.15
 
 
 def open_action(session_id, *, call_id, name, arguments, description="", expires_at=None):
@@ -72,23 +68,6 @@ def get(session_id, call_id):
         if not Session.objects.filter(pk=session_id).exists():
             sessions.get(session_id)
         raise NotFound(f"Client action {call_id!r} was not found in session {session_id!r}.")
-    return action
-
-
-def wait_for_resolution(session_id, call_id, seconds):
-    """The action as soon as it is no longer waiting, or as it is after ``seconds``.
-
-    Each look is its own autocommit query, outside any transaction, so a
-    decision committed by another request or process becomes visible.
-    """
-    deadline = time.monotonic() + seconds
-    action = get(session_id, call_id)
-    while action.is_waiting:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        time.sleep(min(POLL_SECONDS, remaining))
-        action = get(session_id, call_id)
     return action
 
 

@@ -10,6 +10,7 @@ from datetime import timedelta
 
 from django.db import IntegrityError, transaction
 
+from historyhub import live
 from historyhub.history import dialects, jsonvalues
 from historyhub.history.models import ClientAction, ClientActionStatus, RunStatus, Session, TimelineEntry
 
@@ -437,3 +438,4 @@ def update_parent_of(child, now):
         parent.run_status = RunStatus.RUNNING
         fields.append("run_status")
     parent.save(update_fields=fields)
+    live.announce(parent.id)

@@ -4,6 +4,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 
+from historyhub import live
 from historyhub.history import validation
 from historyhub.history.dialects import format_time
 from historyhub.history.errors import InvalidInput, SessionConflict, SessionNotFound
@@ -49,6 +50,7 @@ def lock_or_create(session_id, agent):
 
 def save_state(session):
     session.save(update_fields=STATE_FIELDS)
+    live.announce(session.id)
 
 
 def get(session_id):
@@ -89,6 +91,7 @@ def ensure(*, agent, session_id=None, name=None, metadata=None, parent_session_i
         try:
             with transaction.atomic():
                 session.save(force_insert=True)
+                live.announce(session.id)
         except IntegrityError:
             existing = get(session_id)
             if existing.agent != agent:
@@ -132,6 +135,7 @@ def update(session_id, changes):
             fields.append("run_status")
         session.version += 1
         session.save(update_fields=fields)
+        live.announce(session.id)
         if "runStatus" in changes and session.parent_id:
             update_parent_of(session, timezone.now())
     return get(session_id)
@@ -144,6 +148,7 @@ def delete(session_id):
         for model in (Item, TimelineEntry, ClientAction, Operation):
             model.objects.filter(session=session).delete()
         session.delete()
+        live.announce(session_id)
 
 
 # Listing ---------------------------------------------------------------------
