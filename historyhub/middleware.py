@@ -12,7 +12,7 @@ from django.http import JsonResponse
 from django.utils.deprecation import MiddlewareMixin
 from whitenoise.middleware import WhiteNoiseMiddleware
 
-from historyhub import live
+from historyhub import live, streaming
 
 
 def error_response(code, message, status):
@@ -55,7 +55,9 @@ class StaticFilesMiddleware(WhiteNoiseMiddleware):
         static_file = self.find_file(request.path_info) if self.autorefresh else self.files.get(request.path_info)
         if static_file is None:
             return await self.get_response(request)
-        return await sync_to_async(self.serve, thread_sensitive=False)(static_file, request)
+        response = await sync_to_async(self.serve, thread_sensitive=False)(static_file, request)
+        response.streaming_content = streaming.one_at_a_time(response.streaming_content)
+        return response
 
 
 class ApiBodyLimitMiddleware(MiddlewareMixin):

@@ -9,6 +9,7 @@ from django.test import Client
 
 from historyhub import live
 from historyhub.apikeys.models import ApiKey
+from tests.servers import InProcessServer
 
 
 @pytest.fixture(scope="session")
@@ -17,6 +18,18 @@ def django_db_setup(django_db_setup):
     once anything waited, stops before the database is dropped."""
     yield
     live.hub.stop_signal()
+
+
+@pytest.fixture(scope="session")
+def in_process_server(django_db_setup):
+    with InProcessServer() as server:
+        yield server
+
+
+@pytest.fixture
+def asgi_live_server(in_process_server, transactional_db):
+    """The app under uvicorn, over real HTTP, on the test database (what the browser and client tests use)."""
+    return in_process_server
 
 
 class ApiClient:

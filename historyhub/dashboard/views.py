@@ -1,11 +1,13 @@
 """The dashboard's pages and the fragments htmx swaps into them.
 
 A page answers with the whole document; an htmx request for the same URL gets
-only the region it asked for. Polls carry what the page already shows and get
-204 No Content when nothing changed. Decisions go through
+only the region it asked for. An open page hears of changes through its live
+stream and then asks again; a request that carries what the page already
+shows gets 204 No Content when nothing changed. Decisions go through
 ``client_actions.decide``, the function the API and the admin use.
 """
 
+import asyncio
 from functools import wraps
 
 from django.conf import settings
@@ -13,14 +15,16 @@ from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.views import redirect_to_login
 from django.db.models import Count, Max
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
+from historyhub import live
 from historyhub.dashboard import timeline
 from historyhub.dashboard.forms import (
     CursorQuery,
@@ -33,11 +37,16 @@ from historyhub.dashboard.forms import (
 from historyhub.dashboard.templatetags.historyhub import waiting_total
 from historyhub.history import client_actions, sessions
 from historyhub.history.errors import DomainError, SessionNotFound
-from historyhub.history.models import Session, TimelineEntry
+from historyhub.history.models import ClientAction, ClientActionStatus, Session, TimelineEntry
 
 DECIDE = "history.decide_clientaction"
 SESSIONS_PAGE_SIZE = 25
 APPROVALS_PAGE_SIZE = 50
+# Live streams: how soon the browser reconnects, how often an idle stream says it is alive,
+# and how long a stream gathers changes after sending some.
+LIVE_RETRY_MS = 1000
+LIVE_KEEPALIVE_SECONDS = 20
+LIVE_COALESCE_SECONDS = 1
 
 
 def login_required(view):
@@ -82,28 +91,18 @@ def page_context(rows, total, has_more, page, page_size):
 # Sessions --------------------------------------------------------------------------
 
 
-def sessions_stamp():
-    """Changes whenever any session is written, created or deleted: one indexed MAX and a COUNT."""
-    state = Session.objects.aggregate(latest=Max("updated_at"), count=Count("pk"))
-    latest = state["latest"].timestamp() if state["latest"] else 0
-    return f"{state['count']}-{latest}"
-
-
 @require_GET
 @login_required
 @vary_on_headers("HX-Request")
 def session_list(request):
-    stamp = sessions_stamp()
-    if request.GET.get("since") == stamp:
-        return HttpResponse(status=204)
     agents = Session.objects.order_by("agent").values_list("agent", flat=True).distinct()
     filters = SessionFilters(request.GET, agents=agents)
     page = filters.page_number()
     rows, total, has_more = sessions.page_of(sessions.search(**filters.criteria()), page, SESSIONS_PAGE_SIZE)
-    context = {"filters": filters, "stamp": stamp, **page_context(rows, total, has_more, page, SESSIONS_PAGE_SIZE)}
+    context = {"filters": filters, **page_context(rows, total, has_more, page, SESSIONS_PAGE_SIZE)}
     if request.htmx:
         response = render(request, "dashboard/fragments/session_results.html", context)
-        if "since" not in request.GET:
+        if "live" not in request.GET:
             # The address bar gets the filters in use, not every empty field of the form.
             push_url(response, f"{request.path}?{urlencode(in_use(request.GET))}".rstrip("?"))
         return response
@@ -112,6 +111,66 @@ def session_list(request):
 
 def in_use(query):
     return [(name, value) for name, values in query.lists() for value in values if value]
+
+
+# Live updates -------------------------------------------------------------------
+
+
+@require_GET
+async def live_updates(request):
+    """Server-sent events for an open page (docs/live-updates.md): ``changed`` when any session
+    changed (the sessions table, the approvals, the inbox count refresh themselves), ``session``
+    when the session the page shows did (its timeline asks for what is new).
+
+    One stream per page, holding no thread while it is open; a visitor who is not
+    logged in gets 204, which tells the browser to stop trying.
+    """
+    user = await request.auser()
+    if not user.is_authenticated:
+        return HttpResponse(status=204)
+    events = live_events(request.GET.get("session") or None)
+    response = StreamingHttpResponse(events, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    # A proxy must pass each event on as it comes, not buffer the stream.
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+async def live_events(session_id):
+    yield f"retry: {LIVE_RETRY_MS}\n\n"
+    # Whatever changed between the page's render (or a dropped stream) and now.
+    yield live_event(session_id, live.Changes(unknown=True))
+    try:
+        async with live.listen() as changes:
+            while True:
+                expiry = await live.read(next_expiry)
+                timeout = LIVE_KEEPALIVE_SECONDS
+                if expiry is not None:
+                    # Nobody writes when an action expires: the pages look again when it does.
+                    timeout = min(timeout, (expiry - timezone.now()).total_seconds())
+                heard = await changes.wait(timeout)
+                if heard or (expiry is not None and timezone.now() >= expiry):
+                    yield live_event(session_id, heard or live.Changes(unknown=True))
+                    # A busy system sends a page one burst a second, not one per write.
+                    await asyncio.sleep(LIVE_COALESCE_SECONDS)
+                else:
+                    yield ": keep-alive\n\n"
+    except live.Closed:
+        # The worker is shutting down: the browser reconnects to another.
+        return
+
+
+def live_event(session_id, changes):
+    event = "event: changed\ndata: \n\n"
+    if session_id is not None and changes.touches(session_id):
+        event += "event: session\ndata: \n\n"
+    return event
+
+
+def next_expiry():
+    """When the next waiting action expires, if any does: one indexed query."""
+    upcoming = ClientAction.objects.filter(status=ClientActionStatus.WAITING, expires_at__gt=timezone.now())
+    return upcoming.order_by("expires_at").values_list("expires_at", flat=True).first()
 
 
 # A session's timeline -------------------------------------------------------------

@@ -2,12 +2,11 @@
 
 from typing import Annotated
 
-from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpResponse, StreamingHttpResponse
 from ninja import Path, Query, Router, Status
 
-from historyhub import live
+from historyhub import live, streaming
 from historyhub.apikeys.auth import resolved_by
 from historyhub.history import (
     chat_format,
@@ -142,17 +141,9 @@ def list_items(request, session_id: SessionId, query: Query[ItemsQuery]):
     texts = item_log.iter_item_texts(session_id, limit=query.limit)
     pieces = _json_items(texts)
     if isinstance(request, ASGIRequest):
-        pieces = _one_at_a_time(pieces)
+        # A history of 250,000 items is sent as it is read, not gathered first.
+        pieces = streaming.one_at_a_time(pieces)
     return StreamingHttpResponse(pieces, content_type="application/json")
-
-
-async def _one_at_a_time(pieces):
-    """Each piece made in the request's thread as it is sent: Django's ASGI handler reads a plain iterator whole
-    into memory first, which a history of 250,000 items must not cost."""
-    iterator = iter(pieces)
-    done = object()
-    while (piece := await sync_to_async(next)(iterator, done)) is not done:
-        yield piece
 
 
 def _json_items(texts):

@@ -15,8 +15,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def hub(live_server):
-    return HistoryHubClient(live_server.url, ApiKey.issue("client tests", "write")[1], timeout=10)
+def hub(asgi_live_server):
+    return HistoryHubClient(asgi_live_server.url, ApiKey.issue("client tests", "write")[1], timeout=10)
 
 
 def run(coroutine):
