@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEV_ENV := DEBUG=True
 
-.PHONY: run test check venv demo clean
+.PHONY: run test check venv demo clean bench-waits
 
 venv: $(VENV)/.installed
 
@@ -34,6 +34,10 @@ check: venv
 	$(BIN)/ruff format --check .
 	$(DEV_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(DEV_ENV) $(BIN)/python manage.py check
+
+# A thousand waits on the production server (PostgreSQL, then SQLite): prints the README's table.
+bench-waits: venv
+	$(BIN)/python bench/waits.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) data staticfiles test-artifacts

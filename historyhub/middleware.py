@@ -5,6 +5,8 @@ or its own async path): one that could not would make Django hold a thread
 for each request for as long as it lasts, waits and live streams included.
 """
 
+import os
+
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.db import connection
@@ -22,7 +24,7 @@ def error_response(code, message, status):
 class HealthCheckMiddleware(MiddlewareMixin):
     """``/healthz`` answers before host validation and the HTTPS redirect, so a
     container's own probe on 127.0.0.1 works; it is up when the database answers.
-    It also counts the waits and live streams open in the worker that answered."""
+    It also says which worker answered and how many waits and live streams it holds open."""
 
     def process_request(self, request):
         if request.path != "/healthz":
@@ -32,7 +34,7 @@ class HealthCheckMiddleware(MiddlewareMixin):
                 cursor.execute("SELECT 1")
         except Exception as error:  # any database failure means unhealthy
             return JsonResponse({"status": "unavailable", "error": type(error).__name__}, status=503)
-        return JsonResponse({"status": "ok", "subscribers": live.hub.subscriber_count()})
+        return JsonResponse({"status": "ok", "worker": os.getpid(), "subscribers": live.hub.subscriber_count()})
 
 
 class StaticFilesMiddleware(WhiteNoiseMiddleware):
