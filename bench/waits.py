@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/historyhub_bench_waits"
 WAIT_SECONDS = 60
-READ_CONCURRENCY = 10
+READ_CONCURRENCY = 4
 SEED_CONCURRENCY = 16
 IDLE_SECONDS = 10
 # PostgreSQL's idle backends report their transaction counts up to 10 s late.
@@ -208,9 +208,32 @@ async def seed(port, key, count):
     await asyncio.gather(*(seeder() for _ in range(SEED_CONCURRENCY)))
 
 
+async def unrelated_requests(port, key, count):
+    """Latencies of ``count`` reads, a quarter of them /healthz, READ_CONCURRENCY at a time: (API reads, healthz)."""
+    reads, health = [], []
+    queue = asyncio.Queue()
+    for number in range(count):
+        queue.put_nowait(number)
+
+    async def reader():
+        client = Http(port, key)
+        while not queue.empty():
+            number = queue.get_nowait()
+            path, into = ("/healthz", health) if number % 4 == 0 else (f"/api/v1/sessions/agent-{number}", reads)
+            started = time.monotonic()
+            status, _ = await client.request("GET", path)
+            into.append(time.monotonic() - started)
+            assert status == 200, status
+        await client.close()
+
+    await asyncio.gather(*(reader() for _ in range(READ_CONCURRENCY)))
+    return reads, health
+
+
 async def measure(database, options, url, port, key, master):
     await seed(port, key, options.waits)
     row = {"database": database, "waits": options.waits}
+    row["reads_alone"], row["health_alone"] = await unrelated_requests(port, key, options.reads)
     if database == "postgresql":
         row["idle_without_waits"], _ = await idle_rate(url, IDLE_SECONDS)
 
@@ -234,24 +257,7 @@ async def measure(database, options, url, port, key, master):
         row["idle_with_waits"], row["connections"] = await idle_rate(url, IDLE_SECONDS)
     row["workers"], row["threads"], row["rss_mb"] = workers(master)
 
-    reads, health = [], []
-    queue = asyncio.Queue()
-    for number in range(options.reads):
-        queue.put_nowait(number)
-
-    async def reader():
-        client = Http(port, key)
-        while not queue.empty():
-            number = queue.get_nowait()
-            path, into = ("/healthz", health) if number % 4 == 0 else (f"/api/v1/sessions/agent-{number}", reads)
-            started = time.monotonic()
-            status, _ = await client.request("GET", path)
-            into.append(time.monotonic() - started)
-            assert status == 200, status
-        await client.close()
-
-    await asyncio.gather(*(reader() for _ in range(READ_CONCURRENCY)))
-    row["reads"], row["health"], row["all"] = reads, health, reads + health
+    row["reads"], row["health"] = await unrelated_requests(port, key, options.reads)
 
     decider = Http(port, key)
     latencies, decisions = [], []
@@ -276,10 +282,10 @@ async def measure(database, options, url, port, key, master):
 
 def table(rows):
     lines = [
-        "| database | waits open | API reads p50 / p99 ms | /healthz p50 / p99 ms | all 200 p50 / p99 ms "
-        "| decision → answer p50 / p99 ms | DB transactions/s idle: 0 waits → all open | DB connections "
-        "| worker threads (2 workers) | worker RSS MB |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| database | waits open | API reads p50 / p99 ms: no waits → waits open | /healthz p50 / p99 ms: no waits → "
+        "waits open | decision → answer p50 / p99 ms | DB transactions/s idle: no waits → waits open "
+        "| DB connections | worker threads | worker RSS MB |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         idle = (
@@ -288,8 +294,10 @@ def table(rows):
             else "no queries (file watcher)"
         )
         lines.append(
-            f"| {row['database']} | {row['waits']} | {milliseconds(row['reads'])} | {milliseconds(row['health'])} "
-            f"| {milliseconds(row['all'])} | {milliseconds(row['decision_to_answer'])} | {idle} "
+            f"| {row['database']} | {row['waits']} "
+            f"| {milliseconds(row['reads_alone'])} → {milliseconds(row['reads'])} "
+            f"| {milliseconds(row['health_alone'])} → {milliseconds(row['health'])} "
+            f"| {milliseconds(row['decision_to_answer'])} | {idle} "
             f"| {row.get('connections', '–')} | {row['threads']} | {row['rss_mb']:.0f} |"
         )
     return "\n".join(lines)
@@ -317,7 +325,10 @@ def main():
     early = sum(row["early"] for row in rows)
     if early:
         print(f"\n{early} waits answered before their decision (expected none).")
-    print(f"\n{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, bin/start with 2 workers")
+    print(
+        f"\n{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, bin/start with 2 workers; "
+        f"{options.reads} unrelated requests {READ_CONCURRENCY} at a time; {options.decide} decisions one at a time."
+    )
 
 
 if __name__ == "__main__":
