@@ -233,6 +233,8 @@ async def unrelated_requests(port, key, count):
 async def measure(database, options, url, port, key, master):
     await seed(port, key, options.waits)
     row = {"database": database, "waits": options.waits}
+    # Warm both workers up (imports, pools), then measure them alone.
+    await unrelated_requests(port, key, 40)
     row["reads_alone"], row["health_alone"] = await unrelated_requests(port, key, options.reads)
     if database == "postgresql":
         row["idle_without_waits"], _ = await idle_rate(url, IDLE_SECONDS)

@@ -137,19 +137,21 @@ async def live_updates(request):
 
 
 async def live_events(session_id):
-    yield f"retry: {LIVE_RETRY_MS}\n\n"
-    # Whatever changed between the page's render (or a dropped stream) and now.
-    yield live_event(session_id, live.Changes(unknown=True))
     try:
         async with live.listen() as changes:
+            yield f"retry: {LIVE_RETRY_MS}\n\n"
+            # Whatever changed between the page's render (or a dropped stream) and listening.
+            yield live_event(session_id, live.Changes(unknown=True))
+            told_at = timezone.now()
             while True:
-                expiry = await live.read(next_expiry)
+                # Nobody writes when an action expires: the pages look again when one does.
+                expiry = await live.read(next_expiry, told_at)
                 timeout = LIVE_KEEPALIVE_SECONDS
                 if expiry is not None:
-                    # Nobody writes when an action expires: the pages look again when it does.
                     timeout = min(timeout, (expiry - timezone.now()).total_seconds())
                 heard = await changes.wait(timeout)
                 if heard or (expiry is not None and timezone.now() >= expiry):
+                    told_at = timezone.now()
                     yield live_event(session_id, heard or live.Changes(unknown=True))
                     # A busy system sends a page one burst a second, not one per write.
                     await asyncio.sleep(LIVE_COALESCE_SECONDS)
@@ -167,9 +169,9 @@ def live_event(session_id, changes):
     return event
 
 
-def next_expiry():
-    """When the next waiting action expires, if any does: one indexed query."""
-    upcoming = ClientAction.objects.filter(status=ClientActionStatus.WAITING, expires_at__gt=timezone.now())
+def next_expiry(after):
+    """When the first waiting action to expire after ``after`` does, if any: one indexed query."""
+    upcoming = ClientAction.objects.filter(status=ClientActionStatus.WAITING, expires_at__gt=after)
     return upcoming.order_by("expires_at").values_list("expires_at", flat=True).first()
 
 

@@ -6,12 +6,13 @@
   async context manager whose ``wait(timeout)`` returns the ``Changes`` heard,
   or raises ``Closed`` when the process shuts down.
 - ``read(function, ...)`` runs a short database read from a coroutine and gives
-  its connection back, so a request that goes on waiting holds none.
+  back its connection and its thread, so a request that goes on waiting holds
+  neither.
 """
 
 from functools import partial
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import SyncToAsync, sync_to_async
 from django.db import connection, transaction
 
 from historyhub.live import postgresql, sqlite
@@ -58,7 +59,20 @@ def close():
 
 
 async def read(function, *args, **kwargs):
-    return await sync_to_async(_read_and_release)(function, *args, **kwargs)
+    try:
+        return await sync_to_async(_read_and_release)(function, *args, **kwargs)
+    finally:
+        _release_request_thread()
+
+
+def _release_request_thread():
+    """Django's ASGI handler gives each request a thread for its synchronous parts (asgiref's
+    ThreadSensitiveContext) and keeps it, idle, until the answer is sent. Between its reads a wait
+    or a stream gives it back; the next synchronous step of the request starts another."""
+    context = SyncToAsync.thread_sensitive_context.get(None)
+    executor = SyncToAsync.context_to_thread_executor.pop(context, None) if context is not None else None
+    if executor is not None:
+        executor.shutdown(wait=False)
 
 
 def _read_and_release(function, *args, **kwargs):
