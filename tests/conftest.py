@@ -2,6 +2,7 @@
 scopes, and clients that speak to the real URLs."""
 
 import json
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group, Permission, User
@@ -15,9 +16,12 @@ from tests.servers import InProcessServer
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup):
     """The test database, as pytest-django makes it; this process's live listener, connected to it
-    once anything waited, stops before the database is dropped."""
+    once anything waited, stops before the database is dropped, and SQLite's change file goes with it."""
     yield
     live.hub.stop_signal()
+    changes = live.change_file()
+    if changes is not None:
+        Path(changes.path).unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="session")

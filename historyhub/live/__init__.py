@@ -31,8 +31,8 @@ class NoSignal:
 def start_signal(hub):
     if connection.vendor == "postgresql":
         return postgresql.Listener(hub, connection.get_connection_params()).start()
-    change_file = _change_file()
-    return sqlite.Watcher(hub, change_file).start() if change_file is not None else NoSignal()
+    changes = change_file()
+    return sqlite.Watcher(hub, changes).start() if changes is not None else NoSignal()
 
 
 hub = Hub(start_signal)
@@ -86,12 +86,12 @@ def _read_and_release(function, *args, **kwargs):
 
 def _committed_on_sqlite(session_id):
     hub.publish((session_id,))
-    change_file = _change_file()
-    if change_file is not None:
-        change_file.append(session_id)
+    changes = change_file()
+    if changes is not None:
+        changes.append(session_id)
 
 
-def _change_file():
-    if connection.is_in_memory_db():
+def change_file():
+    if connection.vendor != "sqlite" or connection.is_in_memory_db():
         return None
     return sqlite.ChangeFile(f"{connection.settings_dict['NAME']}.changes")
