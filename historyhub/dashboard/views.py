@@ -113,68 +113,6 @@ def in_use(query):
     return [(name, value) for name, values in query.lists() for value in values if value]
 
 
-# Live updates -------------------------------------------------------------------
-
-
-@require_GET
-async def live_updates(request):
-    """Server-sent events for an open page (docs/live-updates.md): ``changed`` when any session
-    changed (the sessions table, the approvals, the inbox count refresh themselves), ``session``
-    when the session the page shows did (its timeline asks for what is new).
-
-    One stream per page, holding no thread while it is open; a visitor who is not
-    logged in gets 204, which tells the browser to stop trying.
-    """
-    user = await request.auser()
-    if not user.is_authenticated:
-        return HttpResponse(status=204)
-    events = live_events(request.GET.get("session") or None)
-    response = StreamingHttpResponse(events, content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
-    # A proxy must pass each event on as it comes, not buffer the stream.
-    response["X-Accel-Buffering"] = "no"
-    return response
-
-
-async def live_events(session_id):
-    try:
-        async with live.listen() as changes:
-            yield f"retry: {LIVE_RETRY_MS}\n\n"
-            # Whatever changed between the page's render (or a dropped stream) and listening.
-            yield live_event(session_id, live.Changes(unknown=True))
-            told_at = timezone.now()
-            while True:
-                # Nobody writes when an action expires: the pages look again when one does.
-                expiry = await live.read(next_expiry, told_at)
-                timeout = LIVE_KEEPALIVE_SECONDS
-                if expiry is not None:
-                    timeout = min(timeout, (expiry - timezone.now()).total_seconds())
-                heard = await changes.wait(timeout)
-                if heard or (expiry is not None and timezone.now() >= expiry):
-                    told_at = timezone.now()
-                    yield live_event(session_id, heard or live.Changes(unknown=True))
-                    # A busy system sends a page one burst a second, not one per write.
-                    await asyncio.sleep(LIVE_COALESCE_SECONDS)
-                else:
-                    yield ": keep-alive\n\n"
-    except live.Closed:
-        # The worker is shutting down: the browser reconnects to another.
-        return
-
-
-def live_event(session_id, changes):
-    event = "event: changed\ndata: \n\n"
-    if session_id is not None and changes.touches(session_id):
-        event += "event: session\ndata: \n\n"
-    return event
-
-
-def next_expiry(after):
-    """When the first waiting action to expire after ``after`` does, if any: one indexed query."""
-    upcoming = ClientAction.objects.filter(status=ClientActionStatus.WAITING, expires_at__gt=after)
-    return upcoming.order_by("expires_at").values_list("expires_at", flat=True).first()
-
-
 # A session's timeline -------------------------------------------------------------
 
 
@@ -340,3 +278,65 @@ def inbox_count(request):
     if request.GET.get("since") == str(waiting):
         return HttpResponse(status=204)
     return render(request, "dashboard/fragments/inbox_count.html", {"waiting": waiting})
+
+
+# Live updates -------------------------------------------------------------------
+
+
+@require_GET
+async def live_updates(request):
+    """Server-sent events for an open page (docs/live-updates.md): ``changed`` when any session
+    changed (the sessions table, the approvals, the inbox count refresh themselves), ``session``
+    when the session the page shows did (its timeline asks for what is new).
+
+    One stream per page, holding no thread while it is open; a visitor who is not
+    logged in gets 204, which tells the browser to stop trying.
+    """
+    user = await request.auser()
+    if not user.is_authenticated:
+        return HttpResponse(status=204)
+    events = live_events(request.GET.get("session") or None)
+    response = StreamingHttpResponse(events, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    # A proxy must pass each event on as it comes, not buffer the stream.
+    response["X-Accel-Buffering"] = "no"
+    return response
+
+
+async def live_events(session_id):
+    try:
+        async with live.listen() as changes:
+            yield f"retry: {LIVE_RETRY_MS}\n\n"
+            # Whatever changed between the page's render (or a dropped stream) and listening.
+            yield live_event(session_id, live.Changes(unknown=True))
+            told_at = timezone.now()
+            while True:
+                # Nobody writes when an action expires: the pages look again when one does.
+                expiry = await live.read(next_expiry, told_at)
+                timeout = LIVE_KEEPALIVE_SECONDS
+                if expiry is not None:
+                    timeout = min(timeout, (expiry - timezone.now()).total_seconds())
+                heard = await changes.wait(timeout)
+                if heard or (expiry is not None and timezone.now() >= expiry):
+                    told_at = timezone.now()
+                    yield live_event(session_id, heard or live.Changes(unknown=True))
+                    # A busy system sends a page one burst a second, not one per write.
+                    await asyncio.sleep(LIVE_COALESCE_SECONDS)
+                else:
+                    yield ": keep-alive\n\n"
+    except live.Closed:
+        # The worker is shutting down: the browser reconnects to another.
+        return
+
+
+def live_event(session_id, changes):
+    event = "event: changed\ndata: \n\n"
+    if session_id is not None and changes.touches(session_id):
+        event += "event: session\ndata: \n\n"
+    return event
+
+
+def next_expiry(after):
+    """When the first waiting action to expire after ``after`` does, if any: one indexed query."""
+    upcoming = ClientAction.objects.filter(status=ClientActionStatus.WAITING, expires_at__gt=after)
+    return upcoming.order_by("expires_at").values_list("expires_at", flat=True).first()
