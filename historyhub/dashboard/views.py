@@ -7,7 +7,6 @@ shows gets 204 No Content when nothing changed. Decisions go through
 ``client_actions.decide``, the function the API and the admin use.
 """
 
-import asyncio
 from functools import wraps
 
 from django.conf import settings
@@ -18,14 +17,12 @@ from django.db.models import Count, Max
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
-from historyhub import live
-from historyhub.dashboard import timeline
+from historyhub.dashboard import stream, timeline
 from historyhub.dashboard.forms import (
     CursorQuery,
     DecisionForm,
@@ -37,16 +34,11 @@ from historyhub.dashboard.forms import (
 from historyhub.dashboard.templatetags.historyhub import waiting_total
 from historyhub.history import client_actions, sessions
 from historyhub.history.errors import DomainError, SessionNotFound
-from historyhub.history.models import ClientAction, ClientActionStatus, Session, TimelineEntry
+from historyhub.history.models import Session, TimelineEntry
 
 DECIDE = "history.decide_clientaction"
 SESSIONS_PAGE_SIZE = 25
 APPROVALS_PAGE_SIZE = 50
-# Live streams: how soon the browser reconnects, how often an idle stream says it is alive,
-# and how long a stream gathers changes after sending some.
-LIVE_RETRY_MS = 1000
-LIVE_KEEPALIVE_SECONDS = 20
-LIVE_COALESCE_SECONDS = 1
 
 
 def login_required(view):
@@ -295,48 +287,9 @@ async def live_updates(request):
     user = await request.auser()
     if not user.is_authenticated:
         return HttpResponse(status=204)
-    events = live_events(request.GET.get("session") or None)
+    events = stream.events(request.GET.get("session") or None)
     response = StreamingHttpResponse(events, content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     # A proxy must pass each event on as it comes, not buffer the stream.
     response["X-Accel-Buffering"] = "no"
     return response
-
-
-async def live_events(session_id):
-    try:
-        async with live.listen() as changes:
-            yield f"retry: {LIVE_RETRY_MS}\n\n"
-            # Whatever changed between the page's render (or a dropped stream) and listening.
-            yield live_event(session_id, live.Changes(unknown=True))
-            told_at = timezone.now()
-            while True:
-                # Nobody writes when an action expires: the pages look again when one does.
-                expiry = await live.read(next_expiry, told_at)
-                timeout = LIVE_KEEPALIVE_SECONDS
-                if expiry is not None:
-                    timeout = min(timeout, (expiry - timezone.now()).total_seconds())
-                heard = await changes.wait(timeout)
-                if heard or (expiry is not None and timezone.now() >= expiry):
-                    told_at = timezone.now()
-                    yield live_event(session_id, heard or live.Changes(unknown=True))
-                    # A busy system sends a page one burst a second, not one per write.
-                    await asyncio.sleep(LIVE_COALESCE_SECONDS)
-                else:
-                    yield ": keep-alive\n\n"
-    except live.Closed:
-        # The worker is shutting down: the browser reconnects to another.
-        return
-
-
-def live_event(session_id, changes):
-    event = "event: changed\ndata: \n\n"
-    if session_id is not None and changes.touches(session_id):
-        event += "event: session\ndata: \n\n"
-    return event
-
-
-def next_expiry(after):
-    """When the first waiting action to expire after ``after`` does, if any: one indexed query."""
-    upcoming = ClientAction.objects.filter(status=ClientActionStatus.WAITING, expires_at__gt=after)
-    return upcoming.order_by("expires_at").values_list("expires_at", flat=True).first()
