@@ -22,6 +22,7 @@ from pathlib import Path
 import uvicorn
 from django.db import connection
 
+from historyhub import live
 from historyhub.asgi import application
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,6 +61,8 @@ class InProcessServer:
         return self
 
     def __exit__(self, *exc_info):
+        # Streams and waits whose clients left end first, so their requests give their connections back.
+        until(lambda: live.hub.subscriber_count() == 0, 10, "the end of every stream and wait")
         self.server.should_exit = True
         self.thread.join()
         self.socket.close()
