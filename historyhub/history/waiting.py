@@ -1,4 +1,4 @@
-"""Waiting for a client action to leave ``waiting`` (API.md's ``?wait=S``, docs/live-updates.md).
+"""Waiting for a client action to leave ``waiting`` (``GET …/client-actions/{callId}?wait=S``, docs/live-updates.md).
 
 A waiter is a coroutine: it reads the action, then sleeps until its session is
 announced as changed, the action's ``expiresAt`` comes, or its own time runs
