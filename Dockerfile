@@ -1,4 +1,4 @@
-# Production image: gunicorn behind your TLS proxy, static files by whitenoise.
+# Production image: gunicorn with uvicorn workers (ASGI) behind your TLS proxy, static files by whitenoise.
 FROM python:3.12-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

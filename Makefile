@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEV_ENV := DEBUG=True
 JS := clients/js
 
-.PHONY: run test test-js check venv node-modules demo bench clean
+.PHONY: run test test-js check venv node-modules demo bench bench-waits clean
 
 venv: $(VENV)/.installed
 
@@ -29,8 +29,9 @@ demo: venv
 	$(DEV_ENV) $(BIN)/python manage.py migrate --verbosity 0
 	$(DEV_ENV) $(BIN)/python manage.py seed_demo
 
+# The ASGI app under uvicorn, as production serves it, reloading on code changes.
 run: demo
-	$(DEV_ENV) $(BIN)/python manage.py runserver 127.0.0.1:8000
+	$(DEV_ENV) $(BIN)/uvicorn historyhub.asgi:application --host 127.0.0.1 --port 8000 --reload --reload-dir historyhub --reload-dir templates --reload-include '*.html' --lifespan off
 
 test: venv
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
@@ -52,6 +53,10 @@ check: venv
 # 127.0.0.1:5432 (user postgres; BENCH_POSTGRES_URL to change). BENCH_ARGS=--quick for a smoke run.
 bench: venv
 	$(BIN)/python -m bench $(BENCH_ARGS)
+
+# A thousand waits on the production server (PostgreSQL, then SQLite): prints the README's table.
+bench-waits: venv
+	$(BIN)/python bench/waits.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) data staticfiles test-artifacts $(JS)/node_modules

@@ -1,33 +1,65 @@
-"""Cross-cutting HTTP concerns: the health check, faults, the API's body limit and the CSP header."""
+"""Cross-cutting HTTP concerns: the health check, static files, faults, the API's body limit and the CSP header.
 
+Every middleware here can run in an async chain (Django's ``MiddlewareMixin``,
+or its own async path): one that could not would make Django hold a thread
+for each request for as long as it lasts, waits and live streams included.
+"""
+
+import os
 import sys
 
+from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.core.signals import got_request_exception
 from django.db import connection
 from django.dispatch import receiver
 from django.http import JsonResponse
+from django.utils.deprecation import MiddlewareMixin
+from whitenoise.middleware import WhiteNoiseMiddleware
 
-from historyhub import faults
+from historyhub import faults, live, streaming
 from historyhub.faults import error_response
 
 
-class HealthCheckMiddleware:
+class HealthCheckMiddleware(MiddlewareMixin):
     """``/healthz`` answers before host validation and the HTTPS redirect, so a
-    container's own probe on 127.0.0.1 works; it is up when the database answers."""
+    container's own probe on 127.0.0.1 works; it is up when the database answers.
+    It also says which worker answered and how many waits and live streams it holds open."""
 
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
+    def process_request(self, request):
         if request.path != "/healthz":
-            return self.get_response(request)
+            return None
         try:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT 1")
         except Exception as error:  # any database failure means unhealthy
             return JsonResponse({"status": "unavailable", "error": type(error).__name__}, status=503)
-        return JsonResponse({"status": "ok"})
+        return JsonResponse({"status": "ok", "worker": os.getpid(), "subscribers": live.hub.subscriber_count()})
+
+
+class StaticFilesMiddleware(WhiteNoiseMiddleware):
+    """WhiteNoise, able to sit in an async chain: a static file is served, anything else passes straight on."""
+
+    async_capable = True
+
+    def __init__(self, get_response):
+        super().__init__(get_response)
+        self.async_mode = iscoroutinefunction(get_response)
+        if self.async_mode:
+            markcoroutinefunction(self)
+
+    def __call__(self, request):
+        if self.async_mode:
+            return self.__acall__(request)
+        return super().__call__(request)
+
+    async def __acall__(self, request):
+        static_file = self.find_file(request.path_info) if self.autorefresh else self.files.get(request.path_info)
+        if static_file is None:
+            return await self.get_response(request)
+        response = await sync_to_async(self.serve, thread_sensitive=False)(static_file, request)
+        response.streaming_content = streaming.one_at_a_time(response.streaming_content)
+        return response
 
 
 @receiver(got_request_exception, dispatch_uid="historyhub.remember_uncaught_exception")
@@ -38,16 +70,12 @@ def remember_uncaught_exception(sender, request=None, **kwargs):
         request.uncaught_exception = sys.exc_info()[1]
 
 
-class FaultMiddleware:
+class FaultMiddleware(MiddlewareMixin):
     """A database that cannot be reached answers 503 wherever it is noticed, and
     every answer under /api/ is JSON: Django's 404, ninja's 405 and any 500 are
     turned into the API's error shape (historyhub.faults)."""
 
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        response = self.get_response(request)
+    def process_response(self, request, response):
         error = getattr(request, "uncaught_exception", None)
         if isinstance(error, faults.DATABASE_UNAVAILABLE):
             return faults.service_unavailable(request, error)
@@ -61,13 +89,10 @@ class FaultMiddleware:
         return None
 
 
-class ApiBodyLimitMiddleware:
+class ApiBodyLimitMiddleware(MiddlewareMixin):
     """Answer 413 for an API request body over the limit before anything parses it."""
 
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
+    def process_request(self, request):
         if request.path.startswith("/api/"):
             limit = settings.HISTORYHUB_MAX_BODY_BYTES
             try:
@@ -76,10 +101,10 @@ class ApiBodyLimitMiddleware:
                 length = 0
             if length > limit:
                 return error_response("payload_too_large", f"The request body is larger than {limit} bytes.", 413)
-        return self.get_response(request)
+        return None
 
 
-class ContentSecurityPolicyMiddleware:
+class ContentSecurityPolicyMiddleware(MiddlewareMixin):
     """A strict policy: the pages have no inline scripts or styles to allow."""
 
     # The interactive API docs are served from ninja's own static files, so they keep to it too.
@@ -89,10 +114,6 @@ class ContentSecurityPolicyMiddleware:
         "frame-ancestors 'none'"
     )
 
-    def __init__(self, get_response):
-        self.get_response = get_response
-
-    def __call__(self, request):
-        response = self.get_response(request)
+    def process_response(self, request, response):
         response.headers.setdefault("Content-Security-Policy", self.policy)
         return response

@@ -79,7 +79,7 @@ MIDDLEWARE = [
     "historyhub.middleware.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "historyhub.middleware.ContentSecurityPolicyMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "historyhub.middleware.StaticFilesMiddleware",
     "historyhub.middleware.FaultMiddleware",
     "historyhub.middleware.ApiBodyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -95,7 +95,7 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "historyhub.urls"
-WSGI_APPLICATION = "historyhub.wsgi.application"
+ASGI_APPLICATION = "historyhub.asgi.application"
 
 TEMPLATES = [
     {

@@ -2,12 +2,38 @@
 scopes, and clients that speak to the real URLs."""
 
 import json
+from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import Group, Permission, User
 from django.test import Client
 
+from historyhub import live
 from historyhub.apikeys.models import ApiKey
+from tests.servers import InProcessServer
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    """The test database, as pytest-django makes it; this process's live listener, connected to it
+    once anything waited, stops before the database is dropped, and SQLite's change file goes with it."""
+    yield
+    live.hub.stop_signal()
+    changes = live.change_file()
+    if changes is not None:
+        Path(changes.path).unlink(missing_ok=True)
+
+
+@pytest.fixture(scope="session")
+def in_process_server(django_db_setup):
+    with InProcessServer() as server:
+        yield server
+
+
+@pytest.fixture
+def asgi_live_server(in_process_server, transactional_db):
+    """The app under uvicorn, over real HTTP, on the test database (what the browser and client tests use)."""
+    return in_process_server
 
 
 class ApiClient:

@@ -6,7 +6,7 @@ from datetime import timedelta
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from tests.test_deployment import ROOT
+from tests.servers import ROOT
 
 SETTINGS = ROOT / "historyhub" / "settings.py"
 POSTGRES = "postgres://hh@db.example.com:5432/historyhub"

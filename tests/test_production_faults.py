@@ -7,7 +7,6 @@ PostgreSQL restarts and goes away behind a proxy the test controls
 import contextlib
 import json
 import socket
-import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -17,8 +16,9 @@ import pytest
 from django.db import connection
 
 from historyhub.apikeys.models import ApiKey
+from tests.servers import ProductionServer, production_environment
 from tests.tcp_proxy import TcpProxy
-from tests.test_deployment import OPENER, ROOT, collect_static, free_port, production_environment, wait_for
+from tests.test_deployment import OPENER, collect_static
 
 HTTPS = {"Host": "historyhub.example.com", "X-Forwarded-Proto": "https"}
 POOL_TIMEOUT = 2
@@ -54,28 +54,12 @@ def static_root(tmp_path_factory):
 
 
 @contextlib.contextmanager
-def production_server(tmp_path, static_root, database_url, **extra):
-    port = free_port()
+def production_server(tmp_path, static_root, database_url, WEB_CONCURRENCY="1", **extra):
     environment = production_environment(
-        tmp_path,
-        STATIC_ROOT=str(static_root),
-        DATA_DIR=str(tmp_path),
-        DATABASE_URL=database_url,
-        BIND=f"127.0.0.1:{port}",
-        **extra,
+        tmp_path, STATIC_ROOT=str(static_root), DATA_DIR=str(tmp_path), DATABASE_URL=database_url, **extra
     )
-    log = tmp_path / "server.log"
-    with log.open("wb") as output:
-        server = subprocess.Popen(
-            [str(ROOT / "bin" / "start")], cwd=ROOT, env=environment, stdout=output, stderr=output
-        )
-    try:
-        health = wait_for(f"http://127.0.0.1:{port}/healthz", server)
-        assert health is not None and health.status == 200, log.read_text()
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+    with ProductionServer(environment, tmp_path / "server.log", workers=int(WEB_CONCURRENCY)) as server:
+        yield server.url
 
 
 def database_url(port=None):

@@ -12,4 +12,5 @@ urlpatterns = [
     path("approvals/", views.approvals, name="approvals"),
     path("approvals/decisions/", views.decide_selected, name="decide_selected"),
     path("approvals/count/", views.inbox_count, name="inbox_count"),
+    path("live/", views.live_updates, name="live"),
 ]

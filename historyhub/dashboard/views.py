@@ -1,8 +1,9 @@
 """The dashboard's pages and the fragments htmx swaps into them.
 
 A page answers with the whole document; an htmx request for the same URL gets
-only the region it asked for. Polls carry what the page already shows and get
-204 No Content when nothing changed. Decisions go through
+only the region it asked for. An open page hears of changes through its live
+stream and then asks again; a request that carries what the page already
+shows gets 204 No Content when nothing changed. Decisions go through
 ``client_actions.decide``, the function the API and the admin use.
 """
 
@@ -14,7 +15,7 @@ from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.views import redirect_to_login
 from django.db import transaction
 from django.db.models import Count, Max
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -22,7 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
-from historyhub.dashboard import timeline
+from historyhub.dashboard import stream, timeline
 from historyhub.dashboard.forms import (
     CursorQuery,
     DecisionForm,
@@ -82,28 +83,18 @@ def page_context(paged):
 # Sessions --------------------------------------------------------------------------
 
 
-def sessions_stamp():
-    """Changes whenever any session is written, created or deleted: one indexed MAX and a COUNT."""
-    state = Session.objects.aggregate(latest=Max("updated_at"), count=Count("pk"))
-    latest = state["latest"].timestamp() if state["latest"] else 0
-    return f"{state['count']}-{latest}"
-
-
 @require_GET
 @login_required
 @vary_on_headers("HX-Request")
 def session_list(request):
-    stamp = sessions_stamp()
-    if request.GET.get("since") == stamp:
-        return HttpResponse(status=204)
     agents = Session.objects.order_by("agent").values_list("agent", flat=True).distinct()
     filters = SessionFilters(request.GET, agents=agents)
     page = filters.page_number()
     paged = paging.page_of(sessions.search(**filters.criteria()), page, SESSIONS_PAGE_SIZE)
-    context = {"filters": filters, "stamp": stamp, **page_context(paged)}
+    context = {"filters": filters, **page_context(paged)}
     if request.htmx:
         response = render(request, "dashboard/fragments/session_results.html", context)
-        if "since" not in request.GET:
+        if "live" not in request.GET:
             # The address bar gets the filters in use, not every empty field of the form.
             push_url(response, f"{request.path}?{urlencode(in_use(request.GET))}".rstrip("?"))
         return response
@@ -280,3 +271,26 @@ def inbox_count(request):
     if request.GET.get("since") == str(waiting):
         return HttpResponse(status=204)
     return render(request, "dashboard/fragments/inbox_count.html", {"waiting": waiting})
+
+
+# Live updates -------------------------------------------------------------------
+
+
+@require_GET
+async def live_updates(request):
+    """Server-sent events for an open page (docs/live-updates.md): ``changed`` when any session
+    changed (the sessions table, the approvals, the inbox count refresh themselves), ``session``
+    when the session the page shows did (its timeline asks for what is new).
+
+    One stream per page, holding no thread while it is open; a visitor who is not
+    logged in gets 204, which tells the browser to stop trying.
+    """
+    user = await request.auser()
+    if not user.is_authenticated:
+        return HttpResponse(status=204)
+    events = stream.events(request.GET.get("session") or None)
+    response = StreamingHttpResponse(events, content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    # A proxy must pass each event on as it comes, not buffer the stream.
+    response["X-Accel-Buffering"] = "no"
+    return response

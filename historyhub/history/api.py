@@ -5,11 +5,13 @@ The schemas (``historyhub.history.schemas``) turn the domain's objects into the 
 
 from typing import Annotated
 
-from django.http import StreamingHttpResponse
+from django.core.handlers.asgi import ASGIRequest
+from django.http import HttpResponse, StreamingHttpResponse
 from django.utils import timezone
 from ninja import Path, Query, Router, Status
 from pydantic.alias_generators import to_snake
 
+from historyhub import live, streaming
 from historyhub.apikeys.auth import resolved_by
 from historyhub.history import (
     chat_format,
@@ -20,6 +22,7 @@ from historyhub.history import (
     sessions,
     transactions,
     validation,
+    waiting,
     wire_entries,
 )
 from historyhub.history.schemas import (
@@ -144,7 +147,11 @@ def get_history(request, session_id: SessionId, query: Query[Pagination]):
 def list_items(request, session_id: SessionId, query: Query[ItemsQuery]):
     """The logical history verbatim, streamed from the stored texts without parsing them."""
     texts = item_log.iter_item_texts(session_id, limit=query.limit)
-    return StreamingHttpResponse(_json_items(texts), content_type="application/json")
+    pieces = _json_items(texts)
+    if isinstance(request, ASGIRequest):
+        # A history of 250,000 items is sent as it is read, not gathered first.
+        pieces = streaming.one_at_a_time(pieces)
+    return StreamingHttpResponse(pieces, content_type="application/json")
 
 
 def _json_items(texts):
@@ -279,11 +286,13 @@ def supply_client_action_result(request, session_id: SessionId, call_id: CallId,
 
 @router.get(
     "/sessions/{sessionId}/client-actions/{path:callId}/result",
-    response={200: ClientActionOut, **errors(404)},
+    response={200: ClientActionOut, **errors(404, 503)},
     include_in_schema=False,
 )
-def get_client_action_ending_in_result(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
-    return get_client_action(request, session_id, f"{call_id}/result", query)
+async def get_client_action_ending_in_result(
+    request, response: HttpResponse, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]
+):
+    return await read_client_action(response, session_id, f"{call_id}/result", query.wait)
 
 
 @router.post(
@@ -305,18 +314,33 @@ def decide_client_action(request, session_id: SessionId, call_id: CallId, body: 
 
 @router.get(
     "/sessions/{sessionId}/client-actions/{path:callId}/decision",
-    response={200: ClientActionOut, **errors(404)},
+    response={200: ClientActionOut, **errors(404, 503)},
     include_in_schema=False,
 )
-def get_client_action_ending_in_decision(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
-    return get_client_action(request, session_id, f"{call_id}/decision", query)
+async def get_client_action_ending_in_decision(
+    request, response: HttpResponse, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]
+):
+    return await read_client_action(response, session_id, f"{call_id}/decision", query.wait)
 
 
-@router.get("/sessions/{sessionId}/client-actions/{path:callId}", response={200: ClientActionOut, **errors(404)})
-def get_client_action(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
-    """One action; with wait, answered as soon as it leaves waiting or after that many seconds."""
-    if query.wait:
-        action = client_actions.wait_for_resolution(session_id, call_id, query.wait)
-    else:
-        action = client_actions.get(session_id, call_id)
-    return action
+@router.get("/sessions/{sessionId}/client-actions/{path:callId}", response={200: ClientActionOut, **errors(404, 503)})
+async def get_client_action(
+    request, response: HttpResponse, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]
+):
+    """One action; with wait, answered as soon as it leaves waiting (or expires) or after that many seconds.
+
+    A wait holds no thread while it waits (docs/live-updates.md). When the
+    server restarts meanwhile it answers 503 with Retry-After: ask again.
+    """
+    return await read_client_action(response, session_id, call_id, query.wait)
+
+
+async def read_client_action(response, session_id, call_id, wait):
+    if not wait:
+        return await live.read(client_actions.get, session_id, call_id)
+    try:
+        return await waiting.wait_for_resolution(session_id, call_id, wait)
+    except live.Closed:
+        response["Retry-After"] = "1"
+        message = "The server is restarting; ask again."
+        return Status(503, {"error": {"code": "service_unavailable", "message": message}})

@@ -13,7 +13,6 @@ expired (``ClientAction.status_at``); the periodic sweep (``sweep_expired``)
 writes it down.
 """
 
-import time
 from typing import NamedTuple
 
 from django.db.models import Q
@@ -27,8 +26,6 @@ from historyhub.history.writes import writing
 
 Status = ClientActionStatus
 DECISIONS = ("approve", "reject")
-# How often a waiting reader looks again: a decision shows within this much.
-POLL_SECONDS = 0.15
 # A client action's state as the timeline shows it.
 CARD_STATUS = {
     Status.WAITING: "waiting",
@@ -263,23 +260,6 @@ def get(session_id, call_id):
         if not Session.objects.filter(pk=session_id).exists():
             raise SessionNotFound(session_id)
         raise NotFound(f"Client action {call_id!r} was not found in session {session_id!r}.")
-    return action
-
-
-def wait_for_resolution(session_id, call_id, seconds):
-    """The action as soon as it is no longer waiting, or as it is after ``seconds``.
-
-    Each look is its own autocommit query, outside any transaction, so a
-    decision committed by another request or process becomes visible.
-    """
-    deadline = time.monotonic() + seconds
-    action = get(session_id, call_id)
-    while action.status_at(timezone.now()) == Status.WAITING:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            break
-        time.sleep(min(POLL_SECONDS, remaining))
-        action = get(session_id, call_id)
     return action
 
 

@@ -8,6 +8,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, Prefetch, Q
 from django.utils import timezone
 
+from historyhub import live
 from historyhub.history import subagents, validation
 from historyhub.history.errors import InvalidInput, SessionConflict, SessionNotFound
 from historyhub.history.models import (
@@ -20,7 +21,7 @@ from historyhub.history.models import (
     SessionStatus,
     TimelineEntry,
 )
-from historyhub.history.writes import session_changed, writing
+from historyhub.history.writes import writing
 
 
 class Ensured(NamedTuple):
@@ -102,6 +103,7 @@ def _create(session):
     try:
         with transaction.atomic():
             session.save(force_insert=True)
+            live.announce(session.id)
     except IntegrityError:
         existing = get(session.id)
         if existing.agent != session.agent:
@@ -143,7 +145,7 @@ def delete(session_id):
             model.objects.filter(session=session).delete()
         session.delete()
         # Whoever waits on it learns it is gone.
-        session_changed.send(sender=Session, session_id=session_id)
+        live.announce(session_id)
 
 
 # Listing -------------------------------------------------------------------------------

@@ -7,16 +7,16 @@ holds the write lock), raises the session's ``version`` so pollers see the
 change, hands the caller a ``Write``, and on the way out writes the timeline
 entries, recounts waiting client actions when they changed, saves the
 snapshot, tells the parent session about a child's new run status and announces
-the change to waiters. A write that raises changes nothing.
+the change to waiters (``historyhub.live``). A write that raises changes nothing.
 """
 
 from contextlib import contextmanager
 
 from django.db import transaction
 from django.db.models import Count, Max, Q
-from django.dispatch import Signal
 from django.utils import timezone
 
+from historyhub import live
 from historyhub.history import subagents
 from historyhub.history.errors import SessionNotFound
 from historyhub.history.models import ClientAction, ClientActionStatus, Session
@@ -37,8 +37,6 @@ STATE_FIELDS = [
     "run_status",
     "updated_at",
 ]
-# Sent inside the write's transaction, after the session row is saved: live updates and waits listen.
-session_changed = Signal()
 
 
 @contextmanager
@@ -125,7 +123,8 @@ class Write:
         session.save(update_fields=STATE_FIELDS + self._also_saved)
         if self._run_status_changed and session.parent_id:
             _tell_parent(session)
-        session_changed.send(sender=Session, session_id=session.pk)
+        # Waits and live pages hear of it once the transaction commits (historyhub.live).
+        live.announce(session.pk)
 
     def _count_waiting_actions(self):
         """The waiting count, and until when the last of them can still be decided (None: one never expires)."""

@@ -2,6 +2,7 @@
 
 import re
 
+from asgiref.sync import async_to_sync, iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.db import transaction
 
 from historyhub.apikeys.auth import BearerApiKey
@@ -27,21 +28,40 @@ class IdempotencyMiddleware:
     and the record's answer, so the change and its record commit together or
     not at all. An answer of 5xx is rolled back with its record: the client
     may retry it.
+
+    In an async chain (the ASGI server) every other request passes straight
+    on; a keyed write runs in a thread, as Django runs a synchronous view, so
+    its transaction wraps the view.
     """
 
+    sync_capable = True
+    async_capable = True
     bearer_api_key = BearerApiKey()
 
     def __init__(self, get_response):
         self.get_response = get_response
+        self.async_mode = iscoroutinefunction(get_response)
+        if self.async_mode:
+            markcoroutinefunction(self)
 
     def __call__(self, request):
+        if self.async_mode:
+            return self.__acall__(request)
+        return self.handle(request, self.get_response)
+
+    async def __acall__(self, request):
+        if request.headers.get(HEADER) is None or not applies_to(request):
+            return await self.get_response(request)
+        return await sync_to_async(self.handle, thread_sensitive=True)(request, async_to_sync(self.get_response))
+
+    def handle(self, request, get_response):
         key = request.headers.get(HEADER)
         if key is None or not applies_to(request):
-            return self.get_response(request)
+            return get_response(request)
         api_key = self.bearer_api_key(request)
         if api_key is None or not api_key.can_write:
             # The API answers 401 or 403, which change nothing: there is nothing to record.
-            return self.get_response(request)
+            return get_response(request)
         if not KEY_PATTERN.fullmatch(key):
             return error_response("invalid_input", INVALID_KEY_MESSAGE, 400)
         fingerprint = records.Fingerprint.of(request)
@@ -50,12 +70,12 @@ class IdempotencyMiddleware:
             with transaction.atomic():
                 recorded = records.start(api_key, key, fingerprint)
                 if recorded is None:
-                    return self._apply(request, api_key, key)
+                    return self._apply(request, get_response, api_key, key)
         return records.answer(recorded, fingerprint)
 
-    def _apply(self, request, api_key, key):
+    def _apply(self, request, get_response, api_key, key):
         """Run the request in the open transaction and record its answer there."""
-        response = self.get_response(request)
+        response = get_response(request)
         if records.is_recorded(response.status_code):
             records.finish(api_key, key, response)
         else:

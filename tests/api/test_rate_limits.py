@@ -3,7 +3,7 @@
 from django.core.cache.backends.redis import RedisCache
 
 from tests.api.wire import assert_error
-from tests.test_deployment import free_port
+from tests.servers import free_port
 
 
 def test_a_key_over_its_rate_gets_429_rate_limited_with_retry_after(api, settings):

@@ -5,7 +5,7 @@ from playwright.sync_api import expect
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.history import client_actions, sessions
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import LIVE_TIMEOUT_MS, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -121,3 +121,22 @@ def test_select_all_ticks_every_action(approver_page, inbox):
     page.locator("#bulk-decision").get_by_role("button", name="Reject").click()
     expect(page.get_by_text("Nothing is waiting for a person.")).to_be_visible()
     expect(page.locator("#inbox-count")).to_have_text("0")
+
+
+def test_the_approvals_page_shows_an_action_the_moment_an_agent_asks_and_drops_one_decided_elsewhere(
+    approver_page, inbox
+):
+    page = approver_page
+    page.goto("/approvals/")
+    items = page.locator(".approval")
+    expect(items).to_have_count(3)
+    page.get_by_label("Comment on send invoice").fill("typing while others work")
+
+    client_actions.open_action("parcel-9", call_id="call_label", name="print_label", arguments={"parcel": "PX-1"})
+    expect(items).to_have_count(4, timeout=LIVE_TIMEOUT_MS)
+    expect(page.locator("#inbox-count")).to_have_text("4")
+
+    client_actions.decide("refund-1", "call_refund", decision="approve", resolved_by="someone else")
+    expect(items).to_have_count(3, timeout=LIVE_TIMEOUT_MS)
+    expect(page.locator("#inbox-count")).to_have_text("3")
+    expect(page.get_by_label("Comment on send invoice")).to_have_value("typing while others work")

@@ -3,7 +3,7 @@ from playwright.sync_api import expect
 
 from historyhub.dashboard.views import SESSIONS_PAGE_SIZE
 from historyhub.history import client_actions, item_log, sessions
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import LIVE_TIMEOUT_MS, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -86,5 +86,5 @@ def test_the_table_shows_a_new_session_on_its_own(fleet, approver_page):
     rows = page.locator("table.sessions tbody tr")
     expect(rows).to_have_count(3)
     sessions.ensure(agent="supportAgent", session_id="support-new", name="A brand-new conversation")
-    expect(rows.first).to_contain_text("A brand-new conversation", timeout=15_000)
+    expect(rows.first).to_contain_text("A brand-new conversation", timeout=LIVE_TIMEOUT_MS)
     expect(page.locator("#inbox-count")).to_have_text("1")

@@ -3,7 +3,7 @@ from playwright.sync_api import expect
 
 from historyhub.dashboard.timeline import CHUNK_SIZE
 from historyhub.history import client_actions, item_log, sessions
-from tests.browser.conftest import POLL_TIMEOUT_MS
+from tests.browser.conftest import LIVE_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
 
@@ -60,23 +60,23 @@ def test_new_items_and_changes_appear_on_their_own(approver_page, transactional_
         ],
     )
     expect(page.locator("#timeline .entry-message")).to_contain_text(
-        "Your order was delivered.", timeout=POLL_TIMEOUT_MS
+        "Your order was delivered.", timeout=LIVE_TIMEOUT_MS
     )
     expect(card).to_contain_text("completed")
     expect(page.locator("#timeline .entry")).to_have_count(2)
 
     client_actions.open_action("live", call_id="ok", name="send_refund", arguments={"amount": 5})
-    expect(page.get_by_role("button", name="Approve")).to_be_visible(timeout=POLL_TIMEOUT_MS)
+    expect(page.get_by_role("button", name="Approve")).to_be_visible(timeout=LIVE_TIMEOUT_MS)
     expect(page.locator("#session-header")).to_contain_text("waiting for client action")
-    expect(page.locator("#inbox-count")).to_have_text("1", timeout=POLL_TIMEOUT_MS)
+    expect(page.locator("#inbox-count")).to_have_text("1", timeout=LIVE_TIMEOUT_MS)
 
 
-def test_what_an_approver_types_survives_a_poll(approver_page, refund_session):
+def test_what_an_approver_types_survives_a_live_update(approver_page, refund_session):
     page = approver_page
     page.goto("/sessions/refund-1/")
     page.get_by_label("Comment").fill("half typed")
     item_log.append("refund-1", [{"role": "assistant", "content": "Still waiting for a person."}])
-    expect(page.get_by_text("Still waiting for a person.")).to_be_visible(timeout=POLL_TIMEOUT_MS)
+    expect(page.get_by_text("Still waiting for a person.")).to_be_visible(timeout=LIVE_TIMEOUT_MS)
     expect(page.get_by_label("Comment")).to_have_value("half typed")
 
 

@@ -1,4 +1,4 @@
-"""A live server over real HTTP, API keys for it, and the Agents SDK without tracing."""
+"""A live server over real HTTP (the ASGI app under uvicorn), API keys for it, and the Agents SDK without tracing."""
 
 import asyncio
 
@@ -13,20 +13,20 @@ set_tracing_disabled(True)
 
 
 @pytest.fixture
-def key(live_server):
+def key(asgi_live_server):
     return ApiKey.issue("client tests", "write")[1]
 
 
 @pytest.fixture
-def hub(live_server, key):
-    with HistoryHubClient(live_server.url, key, timeout=10) as client:
+def hub(asgi_live_server, key):
+    with HistoryHubClient(asgi_live_server.url, key, timeout=10) as client:
         yield client
 
 
 @pytest.fixture
-def connect(live_server, key):
+def connect(asgi_live_server, key):
     """Opens an AsyncHistoryHubClient inside a test's event loop: ``async with connect() as client``."""
-    return lambda **options: AsyncHistoryHubClient(live_server.url, key, **{"timeout": 10, **options})
+    return lambda **options: AsyncHistoryHubClient(asgi_live_server.url, key, **{"timeout": 10, **options})
 
 
 def run(coroutine):

@@ -57,7 +57,7 @@ def test_every_endpoint_family_answers_through_the_client(hub):
     assert raised.value.code == "session_not_found"
 
 
-def test_errors_arrive_with_status_code_and_message(hub, live_server):
+def test_errors_arrive_with_status_code_and_message(hub, asgi_live_server):
     with pytest.raises(HistoryHubError) as raised:
         hub.get_session("no-such-session")
     assert (raised.value.status, raised.value.code) == (404, "session_not_found")
@@ -65,7 +65,7 @@ def test_errors_arrive_with_status_code_and_message(hub, live_server):
     with pytest.raises(HistoryHubError) as raised:
         hub.create_session("")
     assert (raised.value.status, raised.value.code) == (400, "invalid_input")
-    with HistoryHubClient(live_server.url, "hh_wrong") as stranger, pytest.raises(HistoryHubError) as raised:
+    with HistoryHubClient(asgi_live_server.url, "hh_wrong") as stranger, pytest.raises(HistoryHubError) as raised:
         stranger.get_items("x")
     assert (raised.value.status, raised.value.code) == (401, "unauthorized")
 
@@ -260,10 +260,10 @@ def test_an_agent_waits_while_a_person_decides(connect):
     assert (waited["arguments"], waited["approvedArguments"]) == ({"amount": 750}, {"amount": 500})
 
 
-def test_a_write_whose_answer_was_lost_is_stored_once_when_tried_again(live_server, key, hub):
+def test_a_write_whose_answer_was_lost_is_stored_once_when_tried_again(asgi_live_server, key, hub):
     hub.create_session("support", "client-lost-answer")
     with (
-        TinyServer([FORWARD_THEN_DROP, FORWARD], forward_to=live_server.url) as proxy,
+        TinyServer([FORWARD_THEN_DROP, FORWARD], forward_to=asgi_live_server.url) as proxy,
         HistoryHubClient(proxy.url, key, retry=QUICK) as client,
     ):
         answer = client.add_items("client-lost-answer", [{"role": "user", "content": "only once"}])

@@ -13,21 +13,21 @@ pytestmark = pytest.mark.django_db(transaction=True)
 REPOSITORY = Path(__file__).resolve().parents[2]
 
 
-def resume_command(live_server, key):
+def resume_command(asgi_live_server, key):
     """The README's resume command, in a process of its own, with the agent module the test agent lives in."""
     return subprocess.run(
         [sys.executable, "-m", "historyhub.client.resume", "tests.client.parked_agent:agent"],
         cwd=REPOSITORY,
-        env={**os.environ, "HISTORYHUB_URL": live_server.url, "HISTORYHUB_API_KEY": key},
+        env={**os.environ, "HISTORYHUB_URL": asgi_live_server.url, "HISTORYHUB_API_KEY": key},
         capture_output=True,
         text=True,
         timeout=120,
     )
 
 
-def test_a_run_whose_process_is_gone_is_resumed_elsewhere_after_the_decision(live_server, key, hub):
+def test_a_run_whose_process_is_gone_is_resumed_elsewhere_after_the_decision(asgi_live_server, key, hub):
     agent_process = subprocess.Popen(
-        [sys.executable, "-m", "tests.client.parked_agent", live_server.url, key, "parked-elsewhere"],
+        [sys.executable, "-m", "tests.client.parked_agent", asgi_live_server.url, key, "parked-elsewhere"],
         cwd=REPOSITORY,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -52,7 +52,7 @@ def test_a_run_whose_process_is_gone_is_resumed_elsewhere_after_the_decision(liv
     hub.decide("parked-elsewhere", "call_refund", "approve", arguments={"order": 1234, "amount": 20})
     assert [run["runId"] for run in hub.list_runs(ready=True)["items"]] == [parked["runId"]]
 
-    resumer = resume_command(live_server, key)
+    resumer = resume_command(asgi_live_server, key)
     assert resumer.returncode == 0, resumer.stderr
     assert resumer.stdout == (f"parked-elsewhere {parked['runId']}: completed: Done: Refunded 20.0 on order 1234.\n")
     items = hub.get_items("parked-elsewhere")
@@ -67,6 +67,6 @@ def test_a_run_whose_process_is_gone_is_resumed_elsewhere_after_the_decision(liv
     assert hub.list_runs(session_id="parked-elsewhere")["items"] == []
 
 
-def test_the_resume_command_with_nothing_to_resume_says_nothing_and_succeeds(live_server, key):
-    resumer = resume_command(live_server, key)
+def test_the_resume_command_with_nothing_to_resume_says_nothing_and_succeeds(asgi_live_server, key):
+    resumer = resume_command(asgi_live_server, key)
     assert (resumer.returncode, resumer.stdout) == (0, "")

@@ -144,9 +144,9 @@ def test_without_javascript_a_decision_redirects_to_the_inbox_with_a_message(app
     assert "Approved 1 action." in text_of(approver_client.get(response["Location"]))
 
 
-def test_the_list_polls_and_gets_204_until_the_inbox_changes(approver_client, inbox):
+def test_the_list_refreshes_on_a_live_change_and_gets_204_until_the_inbox_changes(approver_client, inbox):
     html = text_of(approver_client.get(URL))
-    poll = re.search(r'<section id="approval-list"[^>]*hx-get="([^"]+)" hx-trigger="every 5s"', html).group(1)
+    poll = re.search(r'<section id="approval-list"[^>]*hx-get="([^"]+)" hx-trigger="sse:changed"', html).group(1)
     poll = poll.replace("&amp;", "&")
     assert approver_client.get(poll, headers=HTMX).status_code == 204
     client_actions.open_action("s-old", call_id="a3", name="ship_replacement", arguments={})

@@ -12,7 +12,7 @@ def test_every_page_shows_the_number_of_waiting_actions_in_the_navigation(viewer
         html = text_of(viewer_client.get(page))
         assert (
             '<span id="inbox-count" class="count has-waiting" hx-get="/approvals/count/?since=1" '
-            'hx-trigger="every 5s" hx-swap="outerHTML" title="1 waiting for a person">1</span>' in html
+            'hx-trigger="sse:changed" hx-swap="outerHTML" title="1 waiting for a person">1</span>' in html
         )
 
 

@@ -11,7 +11,7 @@ URL = reverse("dashboard:sessions")
 
 
 def poll_url(response):
-    poll = re.search(r'<section id="session-results"[^>]*hx-get="([^"]+)" hx-trigger="every 5s"', text_of(response))
+    poll = re.search(r'<section id="session-results"[^>]*hx-get="([^"]+)" hx-trigger="sse:changed"', text_of(response))
     return poll.group(1).replace("&amp;", "&")
 
 
@@ -130,19 +130,19 @@ def test_a_page_past_the_end_offers_the_first_page(viewer_client, many):
     assert "No sessions on page 9" in html
 
 
-def test_the_table_polls_and_gets_204_while_nothing_changed(viewer_client, fleet):
+def test_on_a_live_change_the_table_refreshes_with_its_filters_and_keeps_the_address(viewer_client, fleet):
     poll = poll_url(viewer_client.get(URL, {"agent": "supportAgent"}))
-    assert poll.startswith("/?agent=supportAgent&since=")
-    assert viewer_client.get(poll, headers=HTMX).status_code == 204
+    assert poll == "/?agent=supportAgent&live=1"
 
     item_log.append("support-1", [{"role": "assistant", "content": "Shipped."}])
     changed = viewer_client.get(poll, headers=HTMX)
     assert changed.status_code == 200
     assert rows(changed) == ["support-1", "support-2"]
     assert "Shipped." in text_of(changed)
+    assert "HX-Push-Url" not in changed
 
 
-def test_a_deleted_session_changes_the_poll_answer(viewer_client, fleet):
+def test_a_deleted_session_leaves_the_refreshed_table(viewer_client, fleet):
     poll = poll_url(viewer_client.get(URL))
     sessions.delete("support-1")
     assert rows(viewer_client.get(poll, headers=HTMX)) == ["support-2", "research-1"]

@@ -11,7 +11,7 @@ from django.utils import timezone
 from historyhub.idempotency.models import IdempotencyRecord
 from historyhub.idempotency.records import prune
 from tests.api.wire import stored_items, user
-from tests.test_deployment import ROOT, production_environment
+from tests.servers import ROOT, production_environment
 
 
 def record_aged(keyed, session_id, idempotency_key, age):

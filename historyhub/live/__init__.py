@@ -1,0 +1,97 @@
+"""Live updates: every write announces its session; waits and dashboard streams hear it (docs/live-updates.md).
+
+- ``announce(session_id)`` is called inside each write transaction. It is
+  delivered to every server process if and when that transaction commits.
+- ``listen(session_id)`` (one session) or ``listen()`` (every session) is an
+  async context manager whose ``wait(timeout)`` returns the ``Changes`` heard,
+  or raises ``Closed`` when the process shuts down.
+- ``read(function, ...)`` runs a short database read from a coroutine and gives
+  back its connection and its thread, so a request that goes on waiting holds
+  neither.
+"""
+
+from functools import partial
+
+from asgiref.sync import SyncToAsync, sync_to_async
+from django.db import connection, transaction
+
+from historyhub.live import postgresql, sqlite
+from historyhub.live.subscriptions import Changes, Closed, Hub
+
+__all__ = ["Changes", "Closed", "announce", "close", "hub", "listen", "read"]
+
+
+class NoSignal:
+    """An in-memory SQLite database has one process: announcing in it is the whole signal."""
+
+    def stop(self):
+        pass
+
+
+def start_signal(hub):
+    if connection.vendor == "postgresql":
+        return postgresql.Listener(hub, connection.get_connection_params()).start()
+    changes = change_file()
+    return sqlite.Watcher(hub, changes).start() if changes is not None else NoSignal()
+
+
+hub = Hub(start_signal)
+
+
+def announce(session_id):
+    """Tell every server process that this session changed, once the open transaction commits (now, outside one).
+
+    Nothing is delivered if the transaction rolls back.
+    """
+    if connection.vendor == "postgresql":
+        postgresql.announce(connection, session_id)
+    else:
+        transaction.on_commit(partial(_committed_on_sqlite, session_id), robust=True)
+
+
+def listen(session_id=None):
+    return hub.listen(session_id)
+
+
+def close():
+    """End every wait and stream of this process: it is shutting down (``historyhub.serving``)."""
+    hub.close()
+
+
+async def read(function, *args, **kwargs):
+    try:
+        return await sync_to_async(_read_and_release)(function, *args, **kwargs)
+    finally:
+        _release_request_thread()
+
+
+def _release_request_thread():
+    """Django's ASGI handler gives each request a thread for its synchronous parts (asgiref's
+    ThreadSensitiveContext) and keeps it, idle, until the answer is sent. Between its reads a wait
+    or a stream gives it back; the next synchronous step of the request starts another."""
+    context = SyncToAsync.thread_sensitive_context.get(None)
+    executor = SyncToAsync.context_to_thread_executor.pop(context, None) if context is not None else None
+    if executor is not None:
+        executor.shutdown(wait=False)
+
+
+def _read_and_release(function, *args, **kwargs):
+    try:
+        return function(*args, **kwargs)
+    finally:
+        # Back to the pool (or closed, on SQLite) before the caller waits; not inside a test's transaction.
+        if not connection.in_atomic_block:
+            connection.close()
+
+
+def _committed_on_sqlite(session_id):
+    hub.publish((session_id,))
+    changes = change_file()
+    if changes is not None:
+        changes.append(session_id)
+
+
+def change_file():
+    if connection.vendor != "sqlite" or connection.is_in_memory_db():
+        return None
+    return sqlite.ChangeFile(f"{connection.settings_dict['NAME']}.changes")

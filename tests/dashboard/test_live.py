@@ -1,0 +1,118 @@
+"""The dashboard's live stream (server-sent events) over real HTTP, from the app under uvicorn."""
+
+import http.client
+from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit
+
+import pytest
+from django.contrib.auth.models import User
+from django.test import Client
+from django.urls import reverse
+
+from historyhub import live
+from historyhub.history import client_actions, sessions
+from tests.servers import until
+
+URL = reverse("dashboard:live")
+
+
+class Stream:
+    """A browser's EventSource, reduced to reading event names."""
+
+    def __init__(self, server, cookie, query=""):
+        address = urlsplit(server.url)
+        self.link = http.client.HTTPConnection(address.hostname, address.port, timeout=10)
+        self.link.request("GET", URL + query, headers={"Cookie": f"sessionid={cookie}", "Accept": "text/event-stream"})
+        self.response = self.link.getresponse()
+
+    def events(self, count):
+        """The next ``count`` event names; the retry advice and keep-alive comments are not events."""
+        names = []
+        while len(names) < count:
+            line = self.response.fp.readline().decode().rstrip("\n")
+            if line.startswith("event: "):
+                names.append(line.removeprefix("event: "))
+        return names
+
+    def until(self, name):
+        """The next events, up to and including the first one called ``name``."""
+        names = []
+        while name not in names:
+            names += self.events(1)
+        return names
+
+    def close(self):
+        self.link.close()
+
+
+@pytest.fixture
+def cookie(asgi_live_server):
+    client = Client()
+    client.force_login(User.objects.create_user("viewer", password="viewer-password-1"))
+    return client.cookies["sessionid"].value
+
+
+@pytest.fixture
+def stream(asgi_live_server, cookie):
+    streams = []
+
+    def open_stream(query=""):
+        streams.append(Stream(asgi_live_server, cookie, query))
+        return streams[-1]
+
+    yield open_stream
+    for opened in streams:
+        opened.close()
+
+
+def test_a_visitor_who_is_not_logged_in_is_told_to_stop_listening(client, db):
+    assert client.get(URL).status_code == 204
+
+
+def test_the_stream_says_changed_at_once_and_again_when_any_session_changes(stream):
+    events = stream()
+    assert events.response.status == 200
+    assert events.response.headers["Content-Type"] == "text/event-stream"
+    assert events.events(1) == ["changed"]
+
+    sessions.ensure(agent="supportAgent", session_id="brand-new")
+
+    assert events.events(1) == ["changed"]
+
+
+def test_a_timeline_stream_also_says_session_when_its_own_session_changes(stream):
+    sessions.ensure(agent="supportAgent", session_id="shown")
+    events = stream("?session=shown")
+    assert events.events(2) == ["changed", "session"]
+
+    sessions.ensure(agent="supportAgent", session_id="another")
+    assert events.events(1) == ["changed"]
+
+    sessions.update("shown", name="Renamed")
+
+    # A "session" sent for the other session's change would come first.
+    after = events.until("session")
+    assert after[0] == "changed" and after[-1] == "session"
+
+
+def test_the_stream_says_changed_when_a_waiting_action_expires_though_nobody_writes(stream):
+    sessions.ensure(agent="supportAgent", session_id="expiring")
+    events = stream()
+    assert events.events(1) == ["changed"]
+    expires_at = datetime.now(UTC) + timedelta(seconds=3)
+    client_actions.open_action("expiring", call_id="c1", name="refund", arguments={}, expires_at=expires_at.isoformat())
+
+    # The write's event, the one after it, then one when the action expires (or the read times out).
+    while datetime.now(UTC) < expires_at:
+        assert events.events(1) == ["changed"]
+
+
+def test_a_stream_whose_page_closes_frees_its_subscription_at_once(stream):
+    before = live.hub.subscriber_count()
+    events = stream()
+    events.events(1)
+    until(lambda: live.hub.subscriber_count() == before + 1, message="the subscription")
+
+    events.close()
+
+    until(lambda: live.hub.subscriber_count() == before, seconds=5, message="the release")

@@ -1,0 +1,62 @@
+"""SQLite's change file: what other processes append reaches this process's subscribers."""
+
+import asyncio
+import os
+import subprocess
+import sys
+
+import pytest
+
+from historyhub.live.sqlite import ChangeFile, Watcher
+from historyhub.live.subscriptions import Hub
+from tests.servers import ROOT
+
+
+@pytest.fixture
+def change_file(tmp_path):
+    return ChangeFile(str(tmp_path / "db.sqlite3.changes"))
+
+
+def listen_while(change_file, session_id, act):
+    """What a subscriber of ``session_id`` hears while ``act`` runs, with a watcher on the file."""
+
+    async def scenario():
+        hub = Hub(lambda hub: Watcher(hub, change_file).start())
+        async with hub.listen(session_id) as changes:
+            await asyncio.to_thread(act)
+            heard = await changes.wait(10)
+        hub.stop_signal()
+        return heard
+
+    return asyncio.run(scenario())
+
+
+def append_in_another_process(change_file, session_id):
+    code = f"from historyhub.live.sqlite import ChangeFile; ChangeFile({change_file.path!r}).append({session_id!r})"
+    subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
+
+
+def test_a_line_another_process_appends_wakes_the_subscribers_of_its_session(change_file):
+    heard = listen_while(change_file, "s 1", lambda: append_in_another_process(change_file, "s 1"))
+
+    assert heard.session_ids == {"s 1"} and not heard.unknown
+
+
+def test_a_file_replaced_under_the_watcher_wakes_everyone_to_look_again(change_file):
+    def rotate():
+        fresh = f"{change_file.path}.fresh"
+        with open(fresh, "w"):
+            pass
+        os.replace(fresh, change_file.path)
+
+    heard = listen_while(change_file, "s 1", rotate)
+
+    assert heard.unknown
+
+
+def test_the_file_starts_again_once_it_is_large(change_file, monkeypatch):
+    monkeypatch.setattr("historyhub.live.sqlite.ROTATE_BYTES", 100)
+    for number in range(5):
+        change_file.append(f"session-{number}")
+
+    assert os.path.getsize(change_file.path) <= 100

@@ -1,0 +1,137 @@
+"""The servers tests speak real HTTP to.
+
+- ``InProcessServer``: the ASGI app under uvicorn on a thread of the test
+  process, so it shares the test database and this process's live hub (a test
+  can count subscribers).
+- ``ProductionServer``: ``bin/start`` as the Docker image runs it (gunicorn,
+  uvicorn workers, DEBUG off), in its own processes.
+"""
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import uvicorn
+from django.db import connection
+
+from historyhub import live
+from historyhub.asgi import application
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+START_SECONDS = 30
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def until(condition, seconds=10, message="the condition"):
+    """Poll ``condition`` until it is true, or fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while not (result := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{message} did not happen within {seconds} s")
+        time.sleep(0.02)
+    return result
+
+
+class InProcessServer:
+    def __init__(self):
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        config = uvicorn.Config(application, lifespan="off", log_level="warning", timeout_graceful_shutdown=2)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.socket]}, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        until(lambda: self.server.started, START_SECONDS, "the in-process server's start")
+        return self
+
+    def __exit__(self, *exc_info):
+        # Streams and waits whose clients left end first, so their requests give their connections back.
+        until(lambda: live.hub.subscriber_count() == 0, 10, "the end of every stream and wait")
+        self.server.should_exit = True
+        self.thread.join()
+        self.socket.close()
+
+
+def database_url():
+    """The test database, as a DATABASE_URL for another process."""
+    database = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{database['NAME']}"
+    return (
+        f"postgres://{database['USER']}@{database['HOST'] or '127.0.0.1'}:{database['PORT'] or 5432}/{database['NAME']}"
+    )
+
+
+def production_environment(tmp_path, **extra):
+    environment = {key: value for key, value in os.environ.items() if key not in ("DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")}
+    environment.update(
+        PATH=f"{BIN}{os.pathsep}{environment.get('PATH', '')}",
+        DEBUG="False",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        ALLOWED_HOSTS="historyhub.example.com",
+        STATIC_ROOT=str(tmp_path / "static"),
+        BEHIND_HTTPS_PROXY="True",
+    )
+    environment.update(extra)
+    return environment
+
+
+class ProductionServer:
+    """``bin/start`` on a free port; its output goes to a file, read when something fails."""
+
+    def __init__(self, environment, log_path, workers=1):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.environment = {**environment, "BIND": f"127.0.0.1:{self.port}", "WEB_CONCURRENCY": str(workers)}
+        self.log_path = log_path
+        self.process = None
+
+    def __enter__(self):
+        self.log = open(self.log_path, "w")  # noqa: SIM115 - closed in __exit__
+        self.process = subprocess.Popen(
+            [str(ROOT / "bin" / "start")], cwd=ROOT, env=self.environment, stdout=self.log, stderr=subprocess.STDOUT
+        )
+        until(self.healthy, START_SECONDS, f"the start of bin/start ({self.output()})")
+        return self
+
+    def __exit__(self, *exc_info):
+        self.process.terminate()
+        self.process.wait(timeout=40)
+        self.log.close()
+
+    def healthy(self):
+        if self.process.poll() is not None:
+            raise AssertionError(f"bin/start exited: {self.output()}")
+        try:
+            with urllib.request.urlopen(f"{self.url}/healthz", timeout=2) as answer:
+                return answer.status == 200
+        except OSError:
+            return False
+
+    def subscribers(self):
+        """The waits and live streams open in the worker (there is one unless asked otherwise)."""
+        with urllib.request.urlopen(f"{self.url}/healthz", timeout=5) as answer:
+            return json.load(answer)["subscribers"]
+
+    def restart_workers(self):
+        """What a deploy does: the master starts new workers and stops the old ones gracefully."""
+        self.process.send_signal(signal.SIGHUP)
+
+    def output(self):
+        return Path(self.log_path).read_text()[-3000:]
