@@ -65,12 +65,11 @@ class IdempotencyMiddleware:
         if not KEY_PATTERN.fullmatch(key):
             return error_response("invalid_input", INVALID_KEY_MESSAGE, 400)
         fingerprint = records.Fingerprint.of(request)
-        recorded = records.find(api_key, key)
-        if recorded is None:
-            with transaction.atomic():
-                recorded = records.start(api_key, key, fingerprint)
-                if recorded is None:
-                    return self._apply(request, get_response, api_key, key)
+        # The insert of the key's record decides, first time or repeat: no read before it.
+        with transaction.atomic():
+            recorded = records.start(api_key, key, fingerprint)
+            if recorded is None:
+                return self._apply(request, get_response, api_key, key)
         return records.answer(recorded, fingerprint)
 
     def _apply(self, request, get_response, api_key, key):
