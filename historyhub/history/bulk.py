@@ -17,7 +17,9 @@ def insert(model, columns, rows):
     names = ", ".join(connection.ops.quote_name(column) for column in columns)
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
-            with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+            # psycopg's own cursor: its errors are made Django's here, as Django's cursor does for its
+            # statements, so a connection lost mid-COPY is an OperationalError (503), not a crash.
+            with connection.wrap_database_errors, cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
                 for row in rows:
                     copy.write_row(row)
         else:
