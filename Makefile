@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEV_ENV := DEBUG=True
 JS := clients/js
 
-.PHONY: run test test-js check venv node-modules demo clean
+.PHONY: run test test-js check stress venv node-modules demo clean
 
 venv: $(VENV)/.installed
 
@@ -46,6 +46,11 @@ check: venv
 	$(BIN)/ruff format --check .
 	$(DEV_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(DEV_ENV) $(BIN)/python manage.py check
+
+# The production server under 16 clients while a worker is killed and PostgreSQL restarts (docs/stress.md).
+STRESS_SECONDS ?= 60
+stress: venv
+	$(BIN)/python bench/stress.py --seconds $(STRESS_SECONDS)
 
 clean:
 	rm -rf $(VENV) data staticfiles test-artifacts $(JS)/node_modules
