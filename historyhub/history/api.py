@@ -6,6 +6,7 @@ The schemas (``historyhub.history.schemas``) turn the domain's objects into the 
 from typing import Annotated
 
 from django.http import StreamingHttpResponse
+from django.urls import register_converter
 from django.utils import timezone
 from ninja import Path, Query, Router, Status
 from pydantic.alias_generators import to_snake
@@ -60,6 +61,26 @@ from historyhub.history.schemas import (
 )
 
 router = Router(tags=["history"])
+
+
+class AnyId:
+    """A call or message id in a path: any characters, "/" and line breaks included.
+
+    Django's own ``path`` converter is ``.+``, which stops at a line break, so
+    an id holding one could be stored but not addressed. The id is checked by
+    the endpoint (``CallId``, ``MessageId``), which answers 400 for one it refuses.
+    """
+
+    regex = r"[\s\S]+"
+
+    def to_python(self, value):
+        return value
+
+    def to_url(self, value):
+        return value
+
+
+register_converter(AnyId, "anyid")
 
 # Large enough that a long history is not written an item at a time.
 STREAM_PIECE = 64 * 1024
@@ -198,7 +219,7 @@ def apply_transaction(request, session_id: SessionId, body: TransactionIn):
     return {"applied": applied}
 
 
-@router.get("/sessions/{sessionId}/responses/{path:messageId}", response={200: ResponseLookup, **errors()})
+@router.get("/sessions/{sessionId}/responses/{anyid:messageId}", response={200: ResponseLookup, **errors()})
 def find_response(request, session_id: SessionId, message_id: MessageId):
     """The turn a user message opened and its response items."""
     return wire_entries.find_response(session_id, message_id)
@@ -266,7 +287,7 @@ def list_client_actions(request, query: Query[ClientActionQuery]):
 
 
 @router.post(
-    "/sessions/{sessionId}/client-actions/{path:callId}/result",
+    "/sessions/{sessionId}/client-actions/{anyid:callId}/result",
     response={200: ClientActionOut, **errors(403, 404, 409, 413)},
 )
 def supply_client_action_result(request, session_id: SessionId, call_id: CallId, body: ResultIn):
@@ -278,7 +299,7 @@ def supply_client_action_result(request, session_id: SessionId, call_id: CallId,
 
 
 @router.get(
-    "/sessions/{sessionId}/client-actions/{path:callId}/result",
+    "/sessions/{sessionId}/client-actions/{anyid:callId}/result",
     response={200: ClientActionOut, **errors(404)},
     include_in_schema=False,
 )
@@ -287,7 +308,7 @@ def get_client_action_ending_in_result(request, session_id: SessionId, call_id: 
 
 
 @router.post(
-    "/sessions/{sessionId}/client-actions/{path:callId}/decision",
+    "/sessions/{sessionId}/client-actions/{anyid:callId}/decision",
     response={200: ClientActionOut, **errors(403, 404, 409, 413)},
 )
 def decide_client_action(request, session_id: SessionId, call_id: CallId, body: DecisionIn):
@@ -304,7 +325,7 @@ def decide_client_action(request, session_id: SessionId, call_id: CallId, body: 
 
 
 @router.get(
-    "/sessions/{sessionId}/client-actions/{path:callId}/decision",
+    "/sessions/{sessionId}/client-actions/{anyid:callId}/decision",
     response={200: ClientActionOut, **errors(404)},
     include_in_schema=False,
 )
@@ -312,7 +333,7 @@ def get_client_action_ending_in_decision(request, session_id: SessionId, call_id
     return get_client_action(request, session_id, f"{call_id}/decision", query)
 
 
-@router.get("/sessions/{sessionId}/client-actions/{path:callId}", response={200: ClientActionOut, **errors(404)})
+@router.get("/sessions/{sessionId}/client-actions/{anyid:callId}", response={200: ClientActionOut, **errors(404)})
 def get_client_action(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
     """One action; with wait, answered as soon as it leaves waiting or after that many seconds."""
     if query.wait:
