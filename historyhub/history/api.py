@@ -301,9 +301,9 @@ def supply_client_action_result(request, session_id: SessionId, call_id: CallId,
 @router.get(
     "/sessions/{sessionId}/client-actions/{anyid:callId}/result",
     response={200: ClientActionOut, **errors(404)},
-    include_in_schema=False,
 )
 def get_client_action_ending_in_result(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
+    """The action whose callId is {callId}/result: a GET here is a read, not the result endpoint."""
     return get_client_action(request, session_id, f"{call_id}/result", query)
 
 
@@ -327,9 +327,9 @@ def decide_client_action(request, session_id: SessionId, call_id: CallId, body: 
 @router.get(
     "/sessions/{sessionId}/client-actions/{anyid:callId}/decision",
     response={200: ClientActionOut, **errors(404)},
-    include_in_schema=False,
 )
 def get_client_action_ending_in_decision(request, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]):
+    """The action whose callId is {callId}/decision: a GET here is a read, not the decision endpoint."""
     return get_client_action(request, session_id, f"{call_id}/decision", query)
 
 

@@ -27,6 +27,9 @@ ENDPOINTS = {
     ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}"),
     ("post", "/api/v1/sessions/{sessionId}/client-actions/{callId}/result"),
     ("post", "/api/v1/sessions/{sessionId}/client-actions/{callId}/decision"),
+    # Reads of the actions whose callId ends in /result or /decision: the paths answer GET too (Allow says so).
+    ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}/result"),
+    ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}/decision"),
 }
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 
