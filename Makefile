@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEV_ENV := DEBUG=True
 JS := clients/js
 
-.PHONY: run test test-js check stress venv node-modules demo clean
+.PHONY: run test test-js check stress api-check venv node-modules demo clean
 
 venv: $(VENV)/.installed
 
@@ -51,6 +51,11 @@ check: venv
 STRESS_SECONDS ?= 60
 stress: venv
 	$(BIN)/python bench/stress.py --seconds $(STRESS_SECONDS)
+
+# Schemathesis against /api/openapi.json of the production server on its own PostgreSQL (docs/stress.md).
+API_CHECK_EXAMPLES ?= 200
+api-check: venv
+	$(BIN)/python bench/api_check.py --examples $(API_CHECK_EXAMPLES)
 
 clean:
 	rm -rf $(VENV) data staticfiles test-artifacts $(JS)/node_modules
