@@ -13,16 +13,14 @@ schemathesis's status, or 1 if the server logged an internal error.
 
 import argparse
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.production import ROOT, ProductionServer, ThrowawayPostgres, prepare, production_environment  # noqa: E402
+from bench.production import ROOT, production_run  # noqa: E402
 
 
 def arguments():
@@ -37,22 +35,14 @@ def arguments():
 
 def main():
     options = arguments()
-    cluster = ThrowawayPostgres()
-    folder = Path(tempfile.mkdtemp(prefix="hh-api-check-"))
-    server = None
-    passed = False
     started = time.monotonic()
-    try:
-        cluster.create()
-        environment = production_environment(folder, cluster.url())
-        key = prepare(environment)
-        server = ProductionServer(environment, folder / "server.log", workers=2).start()
+    with production_run("hh-api-check-", workers=2) as run:
         command = [
             str(Path(sys.executable).parent / "schemathesis"),
             "--config-file",
             str(Path(__file__).with_name("schemathesis.toml")),
             "run",
-            f"{server.base}/api/openapi.json",
+            f"{run.server.base}/api/openapi.json",
             "--checks",
             "all",
             "--max-examples",
@@ -67,24 +57,21 @@ def main():
             "--report",
             "junit",
             "--report-dir",
-            str(folder / "report"),
+            str(run.folder / "report"),
         ]
         if options.seed is not None:
             command += ["--seed", str(options.seed)]
-        extra = {"SCHEMATHESIS_HOOKS": "bench.schemathesis_hooks", "PYTHONPATH": str(ROOT), "HISTORYHUB_API_KEY": key}
+        extra = {
+            "SCHEMATHESIS_HOOKS": "bench.schemathesis_hooks",
+            "PYTHONPATH": str(ROOT),
+            "HISTORYHUB_API_KEY": run.key,
+        }
         result = subprocess.run(command, cwd=ROOT, env={**os.environ, **extra})
-        server.stop()
-        crashes = (folder / "server.log").read_text().count("Internal error on ")
+        run.server.stop()
+        crashes = (run.folder / "server.log").read_text().count("Internal error on ")
         print(f"server log: {crashes} internal errors; {time.monotonic() - started:.0f} s in all")
         passed = result.returncode == 0 and crashes == 0
-    finally:
-        if server is not None:
-            server.stop()
-        cluster.remove()
-        if options.keep or not passed:
-            print(f"logs and report kept in {folder}")
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
+        run.keep = options.keep or not passed
     return 0 if passed else 1
 
 

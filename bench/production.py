@@ -6,6 +6,7 @@ machine's PostgreSQL is never touched. PostgreSQL refuses to run as root, so
 as root the cluster belongs to the ``postgres`` user.
 """
 
+import contextlib
 import glob
 import os
 import pwd
@@ -190,6 +191,44 @@ class ProductionServer:
         except subprocess.TimeoutExpired:
             os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(timeout=30)
+
+
+class Run:
+    """A throwaway cluster, bin/start on it, a write API key, and a folder for logs."""
+
+    def __init__(self, prefix):
+        self.cluster = ThrowawayPostgres()
+        self.folder = Path(tempfile.mkdtemp(prefix=prefix))
+        self.server = None
+        self.key = None
+        self.keep = False
+
+
+@contextlib.contextmanager
+def production_run(prefix, workers):
+    """Yield a started ``Run``; afterwards stop the server and remove the cluster.
+
+    The folder (the server's log, whatever the run wrote) is removed too,
+    unless the block raised or set ``run.keep``.
+    """
+    run = Run(prefix)
+    try:
+        run.cluster.create()
+        environment = production_environment(run.folder, run.cluster.url())
+        run.key = prepare(environment)
+        run.server = ProductionServer(environment, run.folder / "server.log", workers=workers).start()
+        yield run
+    except BaseException:
+        run.keep = True
+        raise
+    finally:
+        if run.server is not None:
+            run.server.stop()
+        run.cluster.remove()
+        if run.keep:
+            print(f"logs kept in {run.folder}")
+        else:
+            shutil.rmtree(run.folder, ignore_errors=True)
 
 
 def _children(pid):

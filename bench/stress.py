@@ -18,10 +18,8 @@ import json
 import multiprocessing
 import os
 import random
-import shutil
 import signal
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -30,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import stress_checks, stress_client  # noqa: E402
-from bench.production import ProductionServer, ThrowawayPostgres, prepare, production_environment  # noqa: E402
+from bench.production import production_run  # noqa: E402
 
 KILL_AT = 0.30
 RESTART_AT = 0.55
@@ -167,7 +165,7 @@ def summary(options, records, faults, checks, cluster):
         f"operations; {sum(len(r['keys']) for r in clients):,} Idempotency-Keys; "
         f"{sum(1 for batch in batches if batch['outcome'] == 'unknown'):,} batches whose answer was lost",
         f"worker SIGKILL at {kill['at'] - at:.1f} s (pid {kill['pid']}): {measured['kill']['failed']} requests cut; "
-        f"replacement worker running after {kill.get('replaced', float('nan')):.1f} s; "
+        f"a new worker forked after {kill.get('replaced', float('nan')):.1f} s; "
         f"every client answered again after {measured['kill']['seconds']:.1f} s",
         f"PostgreSQL stopped at {restart['began'] - at:.1f} s, up {restart['up'] - restart['began']:.1f} s later: "
         f"{measured['restart']['failed']} answers 503; service recovered by itself "
@@ -190,31 +188,19 @@ def summary(options, records, faults, checks, cluster):
 
 def main():
     options = arguments()
-    cluster = ThrowawayPostgres()
-    folder = Path(tempfile.mkdtemp(prefix="hh-stress-"))
-    server = None
-    passed = False
-    try:
-        print(f"PostgreSQL cluster in {cluster.folder}, port {cluster.port}; logs in {folder}", flush=True)
-        cluster.create()
-        environment = production_environment(folder, cluster.url())
-        key = prepare(environment)
-        server = ProductionServer(environment, folder / "server.log", workers=options.workers).start()
-        print(f"bin/start on {server.base}, workers {server.workers()}; running {options.seconds:g} s", flush=True)
-        records, faults = run(options, folder, cluster, server, key)
-        server.stop()
-        checks = check(records, faults, cluster.url(), folder)
-        text, passed = summary(options, records, faults, checks, cluster)
+    with production_run("hh-stress-", workers=options.workers) as stress:
+        print(
+            f"bin/start on {stress.server.base}, workers {stress.server.workers()}; PostgreSQL on port "
+            f"{stress.cluster.port}; running {options.seconds:g} s",
+            flush=True,
+        )
+        records, faults = run(options, stress.folder, stress.cluster, stress.server, stress.key)
+        stress.server.stop()
+        checks = check(records, faults, stress.cluster.url(), stress.folder)
+        text, passed = summary(options, records, faults, checks, stress.cluster)
         print(text)
-        (folder / "summary.txt").write_text(text + "\n")
-    finally:
-        if server is not None:
-            server.stop()
-        cluster.remove()
-        if options.keep or not passed:
-            print(f"logs and records kept in {folder}")
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
+        (stress.folder / "summary.txt").write_text(text + "\n")
+        stress.keep = options.keep or not passed
     return 0 if passed else 1
 
 
