@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 DEV_ENV := DEBUG=True
 JS := clients/js
 
-.PHONY: run test test-js check venv node-modules demo bench bench-waits clean
+.PHONY: run test test-js check stress api-check venv node-modules demo bench bench-waits clean
 
 venv: $(VENV)/.installed
 
@@ -57,6 +57,16 @@ bench: venv
 # A thousand waits on the production server (PostgreSQL, then SQLite): prints the README's table.
 bench-waits: venv
 	$(BIN)/python bench/waits.py $(BENCH_ARGS)
+
+# The production server under 16 clients while a worker is killed and PostgreSQL restarts (docs/stress.md).
+STRESS_SECONDS ?= 60
+stress: venv
+	$(BIN)/python bench/stress.py --seconds $(STRESS_SECONDS)
+
+# Schemathesis against /api/openapi.json of the production server on its own PostgreSQL (docs/stress.md).
+API_CHECK_EXAMPLES ?= 200
+api-check: venv
+	$(BIN)/python bench/api_check.py --examples $(API_CHECK_EXAMPLES)
 
 clean:
 	rm -rf $(VENV) data staticfiles test-artifacts $(JS)/node_modules

@@ -7,6 +7,7 @@ import json
 import logging
 import math
 
+from django.conf import settings
 from ninja import NinjaAPI
 from ninja.errors import AuthenticationError, AuthorizationError, HttpError, Throttled, ValidationError
 from ninja.parser import Parser
@@ -58,7 +59,13 @@ class HistoryHubAPI(NinjaAPI):
 api = HistoryHubAPI(
     title="HistoryHub",
     version="1",
-    description="Conversation history for AI agents. Authenticate with `Authorization: Bearer <api key>`.",
+    description=(
+        "Conversation history for AI agents. Authenticate with `Authorization: Bearer <api key>`. "
+        "Strings kept as text (ids, agents, names, descriptions, comments) may hold neither NUL characters "
+        "nor unpaired surrogates; items, arguments, outputs and metadata are JSON and may hold both. "
+        f"Numbers must be finite and values nest at most {settings.HISTORYHUB_MAX_JSON_DEPTH} levels deep: "
+        "anything else is 400 `invalid_input`."
+    ),
     urls_namespace="api",
     auth=ApiKeyAuth(),
     parser=StrictJSONParser(),

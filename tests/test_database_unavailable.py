@@ -85,6 +85,22 @@ def test_the_api_answers_503_service_unavailable_json_with_retry_after(database,
         assert seconds < TIMEOUT + 2
 
 
+def test_reading_items_answers_503_when_the_database_goes_away_after_the_key_was_checked(db, write_key):
+    """A streamed answer that has started can only end early: the items are read before it starts."""
+    api = ApiClient(write_key)
+    assert api.post("sessions/support-42/items", {"items": [{"role": "user", "content": "Hi"}]}).status_code == 200
+
+    def gone_for_the_history(execute, sql, params, many, context):
+        if '"history_' in sql:
+            raise OperationalError("server closed the connection unexpectedly")
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(gone_for_the_history):
+        response = api.get("sessions/support-42/items")
+
+    assert_error(response, 503, "service_unavailable")
+
+
 def test_a_page_answers_a_short_503_page_that_needs_no_database(database, approver):
     client = Client()
     client.force_login(approver)

@@ -7,6 +7,7 @@ from typing import Annotated
 
 from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpResponse, StreamingHttpResponse
+from django.urls import register_converter
 from django.utils import timezone
 from ninja import Path, Query, Router, Status
 from pydantic.alias_generators import to_snake
@@ -63,6 +64,26 @@ from historyhub.history.schemas import (
 )
 
 router = Router(tags=["history"])
+
+
+class AnyId:
+    """A call or message id in a path: any characters, "/" and line breaks included.
+
+    Django's own ``path`` converter is ``.+``, which stops at a line break, so
+    an id holding one could be stored but not addressed. The id is checked by
+    the endpoint (``CallId``, ``MessageId``), which answers 400 for one it refuses.
+    """
+
+    regex = r"[\s\S]+"
+
+    def to_python(self, value):
+        return value
+
+    def to_url(self, value):
+        return value
+
+
+register_converter(AnyId, "anyid")
 
 # Large enough that a long history is not written an item at a time.
 STREAM_PIECE = 64 * 1024
@@ -205,7 +226,7 @@ def apply_transaction(request, session_id: SessionId, body: TransactionIn):
     return {"applied": applied}
 
 
-@router.get("/sessions/{sessionId}/responses/{path:messageId}", response={200: ResponseLookup, **errors()})
+@router.get("/sessions/{sessionId}/responses/{anyid:messageId}", response={200: ResponseLookup, **errors()})
 def find_response(request, session_id: SessionId, message_id: MessageId):
     """The turn a user message opened and its response items."""
     return wire_entries.find_response(session_id, message_id)
@@ -273,7 +294,7 @@ def list_client_actions(request, query: Query[ClientActionQuery]):
 
 
 @router.post(
-    "/sessions/{sessionId}/client-actions/{path:callId}/result",
+    "/sessions/{sessionId}/client-actions/{anyid:callId}/result",
     response={200: ClientActionOut, **errors(403, 404, 409, 413)},
 )
 def supply_client_action_result(request, session_id: SessionId, call_id: CallId, body: ResultIn):
@@ -285,18 +306,18 @@ def supply_client_action_result(request, session_id: SessionId, call_id: CallId,
 
 
 @router.get(
-    "/sessions/{sessionId}/client-actions/{path:callId}/result",
+    "/sessions/{sessionId}/client-actions/{anyid:callId}/result",
     response={200: ClientActionOut, **errors(404, 503)},
-    include_in_schema=False,
 )
 async def get_client_action_ending_in_result(
     request, response: HttpResponse, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]
 ):
+    """The action whose callId is {callId}/result: a GET here is a read, not the result endpoint."""
     return await read_client_action(response, session_id, f"{call_id}/result", query.wait)
 
 
 @router.post(
-    "/sessions/{sessionId}/client-actions/{path:callId}/decision",
+    "/sessions/{sessionId}/client-actions/{anyid:callId}/decision",
     response={200: ClientActionOut, **errors(403, 404, 409, 413)},
 )
 def decide_client_action(request, session_id: SessionId, call_id: CallId, body: DecisionIn):
@@ -313,17 +334,17 @@ def decide_client_action(request, session_id: SessionId, call_id: CallId, body: 
 
 
 @router.get(
-    "/sessions/{sessionId}/client-actions/{path:callId}/decision",
+    "/sessions/{sessionId}/client-actions/{anyid:callId}/decision",
     response={200: ClientActionOut, **errors(404, 503)},
-    include_in_schema=False,
 )
 async def get_client_action_ending_in_decision(
     request, response: HttpResponse, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]
 ):
+    """The action whose callId is {callId}/decision: a GET here is a read, not the decision endpoint."""
     return await read_client_action(response, session_id, f"{call_id}/decision", query.wait)
 
 
-@router.get("/sessions/{sessionId}/client-actions/{path:callId}", response={200: ClientActionOut, **errors(404, 503)})
+@router.get("/sessions/{sessionId}/client-actions/{anyid:callId}", response={200: ClientActionOut, **errors(404, 503)})
 async def get_client_action(
     request, response: HttpResponse, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]
 ):

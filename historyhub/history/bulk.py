@@ -28,7 +28,9 @@ def insert(model, columns, rows):
             values = ", ".join([placeholders] * len(rows))
             cursor.execute(f"INSERT INTO {table} ({names}) VALUES {values}", [value for row in rows for value in row])
         else:
-            with cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
+            # psycopg's own cursor: its errors are made Django's here, as Django's cursor does for its
+            # statements, so a connection lost mid-COPY is an OperationalError (503), not a crash.
+            with connection.wrap_database_errors, cursor.cursor.copy(f"COPY {table} ({names}) FROM STDIN") as copy:
                 for row in rows:
                     copy.write_row(row)
 

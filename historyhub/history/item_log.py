@@ -258,22 +258,22 @@ def newest(session, count):
 def iter_item_texts(session_id, limit=None):
     """The logical history as stored JSON texts, chronological, read in bounded chunks.
 
-    The upper bound is fixed when reading starts, so a writer appending while
-    the answer streams does not make it longer than the history was. An
-    unknown session has no items.
+    The first reads happen before this returns: a database that cannot be
+    reached fails the request (503) before an answer starts, which could no
+    longer change its status. The upper bound is fixed then too, so a writer
+    appending while the answer streams does not make it longer than the
+    history was. An unknown session has no items.
     """
     if limit == 0:
-        return
+        return iter(())
     # The current epoch's start is read in the same statement: one round trip for the newest items.
     epoch_start = Session.objects.filter(pk=session_id).values("epoch_start")[:1]
     rows = Item.objects.filter(session_id=session_id, position__gte=Subquery(epoch_start))
     if limit is not None and limit <= STREAM_CHUNK:
-        newest = list(rows.order_by("-position").values_list("data", flat=True)[:limit])
-        yield from reversed(newest)
-        return
+        return reversed(list(rows.order_by("-position").values_list("data", flat=True)[:limit]))
     last = rows.aggregate(last=Max("position"))["last"]
     if last is None:
-        return
+        return iter(())
     after = 0
     # A limit of at least the item count means every item; the database is not asked for an offset
     # that may not fit its integers.
@@ -281,14 +281,21 @@ def iter_item_texts(session_id, limit=None):
     if limit is not None and limit < item_count:
         start = rows.order_by("-position").values_list("position", flat=True)[limit - 1 : limit]
         after = start[0] - 1 if start else 0
+    return _texts_from(rows, _chunk(rows, after, last), last)
+
+
+def _chunk(rows, after, last):
+    return list(
+        rows.filter(position__gt=after, position__lte=last)
+        .order_by("position")
+        .values_list("position", "data")[:STREAM_CHUNK]
+    )
+
+
+def _texts_from(rows, chunk, last):
     while True:
-        chunk = list(
-            rows.filter(position__gt=after, position__lte=last)
-            .order_by("position")
-            .values_list("position", "data")[:STREAM_CHUNK]
-        )
         for _position, data in chunk:
             yield data
         if len(chunk) < STREAM_CHUNK:
             return
-        after = chunk[-1][0]
+        chunk = _chunk(rows, chunk[-1][0], last)

@@ -16,6 +16,7 @@ pydantic models: ninja's Schema reads declared fields only and drops the rest.
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
+from django.conf import settings
 from django.utils import timezone
 from ninja import Field, Schema
 from pydantic import AliasGenerator, BaseModel, ConfigDict, PlainSerializer, StrictBool, WithJsonSchema
@@ -38,9 +39,24 @@ SESSION_ID_PATTERN = f"^{SESSION_ID.pattern}$"
 # Filters and path ids meet text columns in queries, and PostgreSQL refuses NUL
 # there. Strings in bodies are checked by the domain (validation.text).
 WITHOUT_NUL = r"^[^\x00]*$"
+# What a text column can keep exactly: no NUL and no unpaired surrogate (historyhub.history.jsonvalues).
+# Documented only (the domain refuses the rest with its own message), and only NUL: a pattern naming
+# surrogates is not a regular expression every JSON Schema validator can compile. The API's
+# description states both (historyhub.api).
+COLUMN_TEXT_SCHEMA = {"pattern": WITHOUT_NUL}
 
 SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN, examples=["support-42"])]
-Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH)]
+Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, json_schema_extra=COLUMN_TEXT_SCHEMA)]
+Text = Annotated[str, Field(json_schema_extra=COLUMN_TEXT_SCHEMA)]
+# Not only whitespace (transactions.apply).
+OperationId = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_ID_LENGTH,
+        json_schema_extra={"pattern": r"^[^\x00]*[^\s\x00][^\x00]*$"},
+    ),
+]
 Filter = Annotated[str, Field(pattern=WITHOUT_NUL)]
 TIMESTAMP_SCHEMA = {"type": "string", "format": "date-time", "examples": ["2026-09-28T12:00:04Z"]}
 # A time the caller sends (the domain reads and checks it) …
@@ -58,9 +74,21 @@ MetadataIn = Annotated[
     Any, WithJsonSchema({**METADATA_SCHEMA, "type": ["object", "null"], "description": "null means {}."})
 ]
 JsonObject = dict[str, Any]
+# An item's id, when it is a string, is kept beside it for lookups (validation.items).
+ITEM_SCHEMA = {
+    "type": "object",
+    "properties": {"id": {"maxLength": MAX_ID_LENGTH, **COLUMN_TEXT_SCHEMA}},
+    "description": f"Stored verbatim, at most {settings.HISTORYHUB_MAX_ITEM_BYTES:,} bytes serialised.",
+}
 Items = Annotated[
     list[Any],
-    WithJsonSchema({"type": "array", "items": {"type": "object"}, "description": "Items, stored verbatim."}),
+    WithJsonSchema(
+        {
+            "type": "array",
+            "items": ITEM_SCHEMA,
+            "description": f"Items, stored verbatim; at most {settings.HISTORYHUB_MAX_ITEMS_PER_REQUEST:,} (else 413).",
+        }
+    ),
 ]
 # Out of range, either answers the contract's one pagination message (historyhub.api).
 PageNumber = Annotated[int, Field(ge=1, le=MAX_PAGE)]
@@ -103,7 +131,7 @@ class SessionIn(Schema):
 
     sessionId: SessionId | None = Field(None, description="Generated (ses_…) when absent.")
     agent: Identifier
-    name: str | None = None
+    name: Text | None = None
     metadata: MetadataIn = None
     parentSessionId: SessionId = Field(None, description="Makes this a child session; needs parentCallId.")
     parentCallId: Identifier = Field(None, description="The parent's call that delegated to this session.")
@@ -112,7 +140,7 @@ class SessionIn(Schema):
 class SessionPatch(Schema):
     """Only the fields sent are changed."""
 
-    name: str = None
+    name: Text = None
     metadata: MetadataIn = None
     status: SessionStatus = None
     runStatus: RunStatus | None = None
@@ -220,7 +248,7 @@ class CompactionIn(Schema):
                 "prefixItems": [
                     {"type": "object", "required": ["type"], "properties": {"type": {"const": "compaction"}}}
                 ],
-                "items": {"type": "object"},
+                "items": ITEM_SCHEMA,
                 "description": "A compaction item, then the items kept after it.",
             }
         ),
@@ -249,7 +277,7 @@ class ReplaceSuffix(BaseModel):
 
 
 class TransactionIn(Schema):
-    operationId: Identifier
+    operationId: OperationId
     transaction: Annotated[AppendItems | ReplaceSuffix, Field(discriminator="type")]
 
 
@@ -321,20 +349,31 @@ class MessageList(Schema):
     messages: list[AgentMessage]
 
 
+CHAT_MESSAGE_SCHEMA = {
+    "type": "object",
+    "required": ["role"],
+    "properties": {"role": {"enum": ["system", "user", "assistant", "tool"]}},
+    # A tool message answers a call: its tool_call_id names an earlier tool_calls entry.
+    "if": {"properties": {"role": {"const": "tool"}}},
+    "then": {"required": ["tool_call_id"], "properties": {"tool_call_id": {"type": "string"}}},
+}
+
+LATER_MESSAGE_PROPERTIES = {**CHAT_MESSAGE_SCHEMA["properties"], "role": {"enum": ["user", "assistant", "tool"]}}
+
+
 class MessagesIn(Schema):
     messages: Annotated[
         Any,
         WithJsonSchema(
             {
                 "type": "array",
-                "items": {
-                    "type": "object",
-                    "required": ["role"],
-                    "properties": {
-                        "role": {"enum": ["system", "user", "assistant", "tool"]},
-                    },
-                },
-                "description": "AgentMessages; a system message only at index 0, where it is dropped.",
+                # A system message only first, where it is dropped.
+                "prefixItems": [CHAT_MESSAGE_SCHEMA],
+                "items": {**CHAT_MESSAGE_SCHEMA, "properties": LATER_MESSAGE_PROPERTIES},
+                "description": (
+                    "AgentMessages; a system message only at index 0, where it is dropped; a tool message's "
+                    "tool_call_id must name the id of a tool_calls entry of an earlier assistant message."
+                ),
             }
         ),
     ]
@@ -348,8 +387,8 @@ class ClientActionIn(Schema):
     callId: Identifier
     name: Identifier
     arguments: JsonObject
-    description: str | None = None
-    expiresAt: Timestamp | None = Field(None, description="ISO 8601 with a timezone.")
+    description: Text | None = None
+    expiresAt: Timestamp | None = Field(None, description="ISO 8601 with a timezone, in the future.")
 
 
 class ClientActionOut(Out):
@@ -414,5 +453,5 @@ class ResultIn(Schema):
 
 class DecisionIn(Schema):
     decision: Literal[DECISIONS]
-    comment: str | None = None
+    comment: Text | None = None
     arguments: JsonObject | None = Field(None, description="Edited arguments, on approve.")

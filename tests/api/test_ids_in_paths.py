@@ -6,7 +6,7 @@ import pytest
 
 from tests.api.wire import stored_items, user
 
-# Ids that look like more path (a slash, a trailing /result), escapes, spaces, and text beyond ASCII.
+# Ids that look like more path (a slash, a trailing /result), escapes, spaces, line breaks, and text beyond ASCII.
 IDS = [
     "call/1",
     "a/result",
@@ -22,6 +22,9 @@ IDS = [
     "result",
     "decision",
     "?query#fragment",
+    "line\nbreak",
+    "\r\n",
+    "tab\there/result",
 ]
 
 
@@ -75,7 +78,7 @@ def test_an_action_whose_id_ends_in_result_is_not_confused_with_the_result_of_an
     assert api.get(action_path(session_id, "a/result")).json()["output"] == "for a/result"
 
 
-@pytest.mark.parametrize("message_id", ["m/1", "100% sure", "ünï/🚀", "a//b"])
+@pytest.mark.parametrize("message_id", ["m/1", "100% sure", "ünï/🚀", "a//b", "line\nbreak", "\n"])
 def test_a_message_id_of_any_characters_can_be_looked_up(api, session_id, message_id):
     api.post(
         f"sessions/{session_id}/items",

@@ -32,6 +32,9 @@ ENDPOINTS = {
     ("delete", "/api/v1/sessions/{sessionId}/runs/{runId}"),
     ("post", "/api/v1/sessions/{sessionId}/runs/{runId}/claim"),
     ("get", "/api/v1/runs"),
+    # Reads of the actions whose callId ends in /result or /decision: the paths answer GET too (Allow says so).
+    ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}/result"),
+    ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}/decision"),
 }
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 
