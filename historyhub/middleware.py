@@ -1,8 +1,10 @@
 """Cross-cutting HTTP concerns: the health check, static files, faults, the API's body limit and the CSP header.
 
-Every middleware here can run in an async chain (Django's ``MiddlewareMixin``,
-or its own async path): one that could not would make Django hold a thread
-for each request for as long as it lasts, waits and live streams included.
+Every middleware here can run in an async chain: one that could not would make
+Django hold a thread for each request for as long as it lasts, waits and live
+streams included. They are ``PlainMiddleware``: what they do to a request and
+its answer is plain Python, run on the event loop, where Django's
+``MiddlewareMixin`` would hand each step to a thread and back.
 """
 
 import os
@@ -14,21 +16,53 @@ from django.core.signals import got_request_exception
 from django.db import connection
 from django.dispatch import receiver
 from django.http import JsonResponse
-from django.utils.deprecation import MiddlewareMixin
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 from historyhub import faults, live, streaming
 from historyhub.faults import error_response
 
 
-class HealthCheckMiddleware(MiddlewareMixin):
+class PlainMiddleware:
+    """A middleware for a sync or an async chain whose ``before`` (answer early, or None) and ``after``
+    (the answer to send) touch no database, so they run where the request is, with no thread hop."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.async_mode = iscoroutinefunction(get_response)
+        if self.async_mode:
+            markcoroutinefunction(self)
+
+    def __call__(self, request):
+        if self.async_mode:
+            return self.__acall__(request)
+        response = self.before(request) or self.get_response(request)
+        return self.after(request, response)
+
+    async def __acall__(self, request):
+        response = self.before(request) or await self.get_response(request)
+        return self.after(request, response)
+
+    def before(self, request):
+        return None
+
+    def after(self, request, response):
+        return response
+
+
+class HealthCheckMiddleware(PlainMiddleware):
     """``/healthz`` answers before host validation and the HTTPS redirect, so a
     container's own probe on 127.0.0.1 works; it is up when the database answers.
     It also says which worker answered and how many waits and live streams it holds open."""
 
-    def process_request(self, request):
-        if request.path != "/healthz":
-            return None
+    def __call__(self, request):
+        if request.path == "/healthz":
+            return sync_to_async(self.check)() if self.async_mode else self.check()
+        return super().__call__(request)
+
+    def check(self):
         try:
             with connection.cursor() as cursor:
                 cursor.execute("SELECT 1")
@@ -70,12 +104,12 @@ def remember_uncaught_exception(sender, request=None, **kwargs):
         request.uncaught_exception = sys.exc_info()[1]
 
 
-class FaultMiddleware(MiddlewareMixin):
+class FaultMiddleware(PlainMiddleware):
     """A database that cannot be reached answers 503 wherever it is noticed, and
     every answer under /api/ is JSON: Django's 404, ninja's 405 and any 500 are
     turned into the API's error shape (historyhub.faults)."""
 
-    def process_response(self, request, response):
+    def after(self, request, response):
         error = getattr(request, "uncaught_exception", None)
         if isinstance(error, faults.DATABASE_UNAVAILABLE):
             return faults.service_unavailable(request, error)
@@ -89,10 +123,10 @@ class FaultMiddleware(MiddlewareMixin):
         return None
 
 
-class ApiBodyLimitMiddleware(MiddlewareMixin):
+class ApiBodyLimitMiddleware(PlainMiddleware):
     """Answer 413 for an API request body over the limit before anything parses it."""
 
-    def process_request(self, request):
+    def before(self, request):
         if request.path.startswith("/api/"):
             limit = settings.HISTORYHUB_MAX_BODY_BYTES
             try:
@@ -104,7 +138,7 @@ class ApiBodyLimitMiddleware(MiddlewareMixin):
         return None
 
 
-class ContentSecurityPolicyMiddleware(MiddlewareMixin):
+class ContentSecurityPolicyMiddleware(PlainMiddleware):
     """A strict policy: the pages have no inline scripts or styles to allow."""
 
     # The interactive API docs are served from ninja's own static files, so they keep to it too.
@@ -114,6 +148,6 @@ class ContentSecurityPolicyMiddleware(MiddlewareMixin):
         "frame-ancestors 'none'"
     )
 
-    def process_response(self, request, response):
+    def after(self, request, response):
         response.headers.setdefault("Content-Security-Policy", self.policy)
         return response
