@@ -47,5 +47,11 @@ check: venv
 	$(DEV_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(DEV_ENV) $(BIN)/python manage.py check
 
+# Every dashboard page's server time with 100,000 sessions and 1,000,000 timeline rows, on PostgreSQL
+# (BENCH_POSTGRES_URL, a database the benchmark may drop and make) and SQLite; seeds once per schema.
+.PHONY: bench-dashboard
+bench-dashboard: venv
+	$(BIN)/python bench/dashboard_pages.py $(BENCH_ARGS)
+
 clean:
 	rm -rf $(VENV) data staticfiles test-artifacts $(JS)/node_modules
