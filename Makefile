@@ -48,7 +48,8 @@ check: venv
 	$(DEV_ENV) $(BIN)/python manage.py check
 
 # Every dashboard page's server time with 100,000 sessions and 1,000,000 timeline rows, on PostgreSQL
-# (BENCH_POSTGRES_URL, a database the benchmark may drop and make) and SQLite; seeds once per schema.
+# (database hh_bench_dashboard on BENCH_POSTGRES_URL's server, dropped and made again) and SQLite;
+# seeds once per schema (docs/search.md). BENCH_ARGS=--help for the options.
 .PHONY: bench-dashboard
 bench-dashboard: venv
 	$(BIN)/python bench/dashboard_pages.py $(BENCH_ARGS)
