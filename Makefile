@@ -67,6 +67,12 @@ stress: venv
 API_CHECK_EXAMPLES ?= 200
 api-check: venv
 	$(BIN)/python bench/api_check.py --examples $(API_CHECK_EXAMPLES)
+# Every dashboard page's server time with 100,000 sessions and 1,000,000 timeline rows, on PostgreSQL
+# (database hh_bench_dashboard on BENCH_POSTGRES_URL's server, dropped and made again) and SQLite;
+# seeds once per schema (docs/search.md). BENCH_ARGS=--help for the options.
+.PHONY: bench-dashboard
+bench-dashboard: venv
+	$(BIN)/python bench/dashboard_pages.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) data staticfiles test-artifacts $(JS)/node_modules

@@ -140,7 +140,11 @@ elif _database["ENGINE"] == "django.db.backends.postgresql":
     # gets it: those the server closed (a restart) are replaced, not used.
     _database["ENGINE"] = "historyhub.postgresql"
     _database["CONN_MAX_AGE"] = 0
-    _database["OPTIONS"] = {"connect_timeout": envint("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)}
+    _database["OPTIONS"] = {
+        "connect_timeout": envint("DATABASE_CONNECT_TIMEOUT", 5, minimum=1),
+        # Short queries only: compiling one with JIT costs more than it could save (docs/search.md).
+        "options": "-c jit=off",
+    }
     if not envbool("DATABASE_POOL_DISABLED", False):
         _database["OPTIONS"]["pool"] = {
             "min_size": 1,

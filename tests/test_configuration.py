@@ -5,6 +5,7 @@ from datetime import timedelta
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.db import connection
 
 from tests.servers import ROOT
 
@@ -38,13 +39,23 @@ def refused(monkeypatch, **environment):
     return str(refusal.value)
 
 
-def test_postgresql_gets_the_checking_backend_a_bounded_pool_and_a_connect_timeout(monkeypatch):
+def test_postgresql_gets_the_checking_backend_a_bounded_pool_a_connect_timeout_and_no_jit(monkeypatch):
     database = settings_with(monkeypatch, DATABASE_URL=POSTGRES)["DATABASES"]["default"]
     assert database["ENGINE"] == "historyhub.postgresql"
     assert database["OPTIONS"] == {
         "connect_timeout": 5,
+        "options": "-c jit=off",
         "pool": {"min_size": 1, "max_size": 10, "timeout": 5, "reconnect_timeout": 10},
     }
+
+
+@pytest.mark.django_db
+def test_postgresql_connections_compile_no_query_with_jit():
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's JIT")
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone() == ("off",)
 
 
 def test_the_database_timeouts_come_from_the_environment(monkeypatch):

@@ -38,6 +38,8 @@ from historyhub.history.models import ClientAction, Session, TimelineEntry
 
 DECIDE = "history.decide_clientaction"
 SESSIONS_PAGE_SIZE = 25
+# The sessions page counts matches up to here, then says "More than 200" (docs/search.md, "Counting").
+SESSIONS_COUNT_LIMIT = 200
 APPROVALS_PAGE_SIZE = 50
 
 
@@ -73,6 +75,7 @@ def page_context(paged):
     return {
         "rows": paged.items,
         "total": paged.total,
+        "total_is_exact": paged.total_is_exact,
         "page": paged.page,
         "pages": pages(paged.total, paged.page_size),
         "previous_page": paged.page - 1 if paged.page > 1 else None,
@@ -87,10 +90,15 @@ def page_context(paged):
 @login_required
 @vary_on_headers("HX-Request")
 def session_list(request):
-    agents = Session.objects.order_by("agent").values_list("agent", flat=True).distinct()
-    filters = SessionFilters(request.GET, agents=agents)
-    page = filters.page_number()
-    paged = paging.page_of(sessions.search(**filters.criteria()), page, SESSIONS_PAGE_SIZE)
+    filters = SessionFilters(request.GET, agents=sessions.agents())
+    criteria = filters.criteria()
+    paged = paging.page_of_parts(
+        lambda first: sessions.search(**criteria, first=first),
+        lambda up_to: sessions.count(**criteria, up_to=up_to),
+        filters.page_number(),
+        SESSIONS_PAGE_SIZE,
+        count_limit=SESSIONS_COUNT_LIMIT,
+    )
     context = {"filters": filters, **page_context(paged)}
     if request.htmx:
         response = render(request, "dashboard/fragments/session_results.html", context)

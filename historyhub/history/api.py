@@ -103,12 +103,9 @@ def ok(result):
     return Status(200, result)
 
 
-def page_of(queryset, query, shape=None):
-    """One page of a queryset, each row shaped by ``shape`` when given."""
-    paged = paging.page_of(queryset, query.page, query.pageSize)
-    if shape is not None:
-        paged.items = [shape(row) for row in paged.items]
-    return paged
+def page_of(queryset, query):
+    """One page of a queryset, with its exact total."""
+    return paging.page_of(queryset, query.page, query.pageSize)
 
 
 # Sessions ----------------------------------------------------------------------
@@ -132,8 +129,14 @@ def create_session(request, body: SessionIn):
 def list_sessions(request, query: Query[SessionQuery]):
     """Sessions, most recently updated first."""
     now = timezone.now()
-    found = sessions.search(agent=query.agent, status=query.status, run_status=query.runStatus, q=query.q, now=now)
-    return page_of(sessions.with_snapshot_relations(found), query, lambda session: sessions.snapshot(session, now))
+    filters = {"agent": query.agent, "status": query.status, "run_status": query.runStatus, "q": query.q, "now": now}
+
+    def rows(first):
+        return sessions.with_snapshot_relations(sessions.search(**filters, first=first))
+
+    paged = paging.page_of_parts(rows, lambda up_to: sessions.count(**filters, up_to=up_to), query.page, query.pageSize)
+    paged.items = [sessions.snapshot(session, now) for session in paged.items]
+    return paged
 
 
 @router.get("/sessions/{sessionId}", response={200: SessionSnapshot, **errors(404)})

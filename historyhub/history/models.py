@@ -62,7 +62,12 @@ class Session(models.Model):
             models.Index(fields=["-updated_at"], name="session_updated"),
             models.Index(fields=["agent", "-updated_at"], name="session_agent_updated"),
             models.Index(fields=["run_status", "-updated_at"], name="session_run_status_updated"),
+            # "Waiting on a person": a few sessions among many, newest first.
+            models.Index(
+                fields=["-updated_at"], name="session_waiting_updated", condition=models.Q(waiting_count__gt=0)
+            ),
         ]
+        # The search indexes are each database's own kind, made in migration 0003 (docs/search.md).
 
     def __str__(self):
         return self.name or self.id

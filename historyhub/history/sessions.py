@@ -4,12 +4,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Prefetch, Q
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Prefetch, Q
 from django.utils import timezone
 
 from historyhub import live
-from historyhub.history import subagents, validation
+from historyhub.history import matching, subagents, validation
 from historyhub.history.errors import InvalidInput, SessionConflict, SessionNotFound
 from historyhub.history.models import (
     ClientAction,
@@ -151,8 +151,25 @@ def delete(session_id):
 # Listing -------------------------------------------------------------------------------
 
 
-def search(*, agent=None, status=None, run_status=None, q=None, waiting=None, now=None):
-    """Sessions matching the filters, most recently updated first; runStatus as readers see it at ``now``."""
+def search(*, agent=None, status=None, run_status=None, q=None, waiting=None, now=None, first=None):
+    """Sessions matching the filters, most recently updated first; runStatus as readers see it at ``now``.
+
+    ``q`` matches ids, names, agents, metadata values and message text (historyhub.history.matching).
+    With ``first``, only the first ``first`` sessions are sure to be right: enough for a page and the
+    pages before it, and a search by ``q`` reads no further.
+    """
+    filters = {"agent": agent, "status": status, "run_status": run_status, "waiting": waiting}
+    return _found(q=q, now=now, first=first, ordered=True, **filters).order_by(*matching.ORDER)
+
+
+def count(*, agent=None, status=None, run_status=None, q=None, waiting=None, now=None, up_to=None):
+    """How many sessions ``search`` finds with these filters, counting at most ``up_to`` (None: all of them)."""
+    filters = {"agent": agent, "status": status, "run_status": run_status, "waiting": waiting}
+    found = _found(q=q, now=now, first=up_to, ordered=False, **filters).order_by()
+    return found.count() if up_to is None else found[:up_to].count()
+
+
+def _found(*, agent, status, run_status, q, waiting, now, first, ordered):
     now = now or timezone.now()
     sessions = Session.objects.all()
     if agent:
@@ -164,15 +181,26 @@ def search(*, agent=None, status=None, run_status=None, q=None, waiting=None, no
     if waiting:
         sessions = sessions.filter(waiting_at(now))
     if q:
-        mentions = TimelineEntry.objects.filter(session=OuterRef("pk"), type="message", text__icontains=q)
-        sessions = sessions.filter(
-            Q(id__icontains=q)
-            | Q(name__icontains=q)
-            | Q(agent__icontains=q)
-            | Q(metadata_text__icontains=q)
-            | Exists(mentions)
+        sessions = matching.sessions_matching(sessions, q, first, ordered)
+    return sessions
+
+
+def agents():
+    """Every agent that has a session, in order: one index probe per agent, not a pass over every session."""
+    table = connection.ops.quote_name(Session._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH RECURSIVE agents (agent) AS (
+                SELECT MIN(agent) FROM {table}
+                UNION ALL
+                SELECT (SELECT MIN(agent) FROM {table} WHERE agent > agents.agent) FROM agents
+                WHERE agents.agent IS NOT NULL
+            )
+            SELECT agent FROM agents WHERE agent IS NOT NULL
+            """
         )
-    return sessions.order_by("-updated_at", "id")
+        return [agent for (agent,) in cursor.fetchall()]
 
 
 def waiting_at(now):

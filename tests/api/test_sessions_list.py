@@ -72,6 +72,19 @@ def test_q_matches_id_name_agent_metadata_values_and_message_text(api, q):
     assert found == expected
 
 
+def test_a_search_pages_through_what_it_finds_with_the_exact_total(api):
+    for number in range(7):
+        create(api, f"s{number}", name="Otter" if number % 2 else "Heron")
+        api.post(f"sessions/s{number}/items", {"items": [user("an otter swam by" if number % 3 == 0 else "rain")]})
+    found = ["s6", "s5", "s3", "s1", "s0"]
+
+    pages = [api.get("sessions", q="otter", page=page, pageSize=2).json() for page in (1, 2, 3, 4)]
+
+    assert [[s["sessionId"] for s in page["items"]] for page in pages] == [found[0:2], found[2:4], found[4:], []]
+    assert [page["total"] for page in pages] == [5, 5, 5, 5]
+    assert [page["hasMore"] for page in pages] == [True, True, False, False]
+
+
 @pytest.mark.parametrize(
     "params",
     [

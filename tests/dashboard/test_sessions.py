@@ -3,7 +3,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from historyhub.dashboard.views import SESSIONS_PAGE_SIZE
+from historyhub.dashboard.views import SESSIONS_COUNT_LIMIT, SESSIONS_PAGE_SIZE
 from historyhub.history import client_actions, item_log, sessions
 from tests.dashboard.conftest import HTMX, text_of
 
@@ -159,3 +159,41 @@ def test_agent_text_in_the_table_is_escaped(viewer_client, db):
 
 def test_the_page_refuses_a_post(approver_client):
     assert approver_client.post(URL).status_code in (403, 405)
+
+
+def test_the_agent_filter_lists_every_agent_once_in_order(viewer_client, fleet):
+    sessions.ensure(agent="aardvarkAgent", session_id="aardvark-1")
+    sessions.ensure(agent="zebraAgent", session_id="zebra-1")
+    sessions.ensure(agent="zebraAgent", session_id="zebra-2")
+
+    select = re.search(r'<select name="agent".*?</select>', text_of(viewer_client.get(URL)), re.DOTALL).group(0)
+
+    options = re.findall(r'<option value="([^"]*)"', select)
+    assert options == ["", "aardvarkAgent", "researchAgent", "supportAgent", "zebraAgent"]
+
+
+@pytest.fixture
+def crowd(db):
+    """More sessions than the page counts, each a crowd member by name."""
+    for number in range(SESSIONS_COUNT_LIMIT + SESSIONS_PAGE_SIZE + 5):
+        sessions.ensure(agent="crowd", session_id=f"crowd-{number:03d}", name=f"Crowd member {number}")
+
+
+def test_past_the_count_limit_the_table_says_more_than_and_still_pages_to_the_end(viewer_client, crowd):
+    total = SESSIONS_COUNT_LIMIT + SESSIONS_PAGE_SIZE + 5
+    for query in ({}, {"q": "member"}):
+        first = text_of(viewer_client.get(URL, query))
+        assert f"More than {SESSIONS_COUNT_LIMIT} sessions" in first
+        assert f"Page 1 of {SESSIONS_COUNT_LIMIT // SESSIONS_PAGE_SIZE}+" in first
+        assert 'rel="next"' in first
+
+    last_page = -(-total // SESSIONS_PAGE_SIZE)
+    beyond = viewer_client.get(URL, {"q": "member", "page": last_page - 1})
+    assert len(rows(beyond)) == SESSIONS_PAGE_SIZE
+    assert f"Page {last_page - 1} of {last_page - 1}+" in text_of(beyond)
+
+    last = viewer_client.get(URL, {"q": "member", "page": last_page})
+    assert rows(last) == [f"crowd-{number:03d}" for number in range(4, -1, -1)]
+    assert f"{total} sessions" in text_of(last)
+    assert f"Page {last_page} of {last_page}<" in text_of(last)
+    assert 'rel="next"' not in text_of(last)

@@ -264,6 +264,14 @@ def test_search_rejects_unknown_statuses(db, filters):
         sessions.search(**filters)
 
 
+def test_agents_lists_each_agent_with_a_session_once_in_order(three_sessions):
+    assert sessions.agents() == ["billingAgent", "supportAgent"]
+
+    sessions.delete("ses_b")
+
+    assert sessions.agents() == ["supportAgent"]
+
+
 def test_page_of_cuts_a_queryset_into_pages(three_sessions):
     first = paging.page_of(sessions.search(), 1, 2)
     assert (ids(first.items), first.total, first.has_more) == (["ses_b", "ses_c"], 3, True)

@@ -1,0 +1,88 @@
+"""Where a search's ``q`` is looked for, and how each database's index finds it (docs/search.md).
+
+A session matches when ``q`` occurs, case-insensitively and every character taken
+literally (Django's ``icontains``), in its id, name, agent or a metadata value, or in
+the text of one of its messages. Those are two places, each with its own index: the
+session's fields, and message text. Each is asked for the sessions it finds among those
+the other filters keep, newest first; the answer is the union of the two. A page needs
+only the first so many sessions, so each place is asked for only that many: the
+database then stops early where a word is common and goes through the index where it
+is rare.
+
+PostgreSQL chooses between the two itself, from the statistics ANALYZE keeps on the
+indexed expressions. SQLite cannot, so here a cheap look into its FTS5 index, which
+stops after ``FEW`` rows, says which way to go. Either way the index only narrows: the
+rows it finds are checked with the same ``icontains`` as a search without it. A ``q`` of
+fewer than three characters has no trigram to look up; it is compared with every row.
+"""
+
+from django.db import connection
+from django.db.models import Exists, OuterRef, Q
+from django.db.models.expressions import RawSQL
+
+from historyhub.history.models import Session, TimelineEntry
+
+ORDER = ("-updated_at", "id")
+# Rows an FTS5 look-up may find for the index to be the faster way (SQLite).
+FEW = 2000
+
+SESSIONS_SQL = (
+    "SELECT session_id FROM history_session_search_key WHERE key IN "
+    "(SELECT rowid FROM history_session_search WHERE history_session_search MATCH %s)"
+)
+MESSAGES_SQL = "SELECT rowid FROM history_message_search WHERE history_message_search MATCH %s"
+
+
+def sessions_matching(sessions, q, first=None, ordered=True):
+    """The sessions among ``sessions`` that ``q`` finds, in no order.
+
+    With ``first``, only the first ``first`` of them, newest first, are sure to be there
+    (what a page and the pages before it show); with ``ordered`` False as well, only some
+    ``first`` of them, if there are that many (enough for a count that stops there).
+    """
+    in_fields = sessions.filter(
+        Q(id__icontains=q) | Q(name__icontains=q) | Q(agent__icontains=q) | Q(metadata_text__icontains=q)
+    )
+    messages = TimelineEntry.objects.filter(type="message", text__icontains=q)
+    in_messages = sessions.filter(Exists(messages.filter(session=OuterRef("pk"))))
+    if connection.vendor == "sqlite" and len(q) >= 3:
+        trigrams = _trigrams(q)
+        if _few("history_session_search", trigrams):
+            in_fields = in_fields.filter(pk__in=RawSQL(SESSIONS_SQL, [trigrams]))
+        if _few("history_message_search", trigrams):
+            in_messages = sessions.filter(
+                pk__in=messages.filter(pk__in=RawSQL(MESSAGES_SQL, [trigrams])).values("session_id")
+            )
+    return Session.objects.filter(_either(in_fields, in_messages, first, ordered))
+
+
+def _either(one, other, first, ordered):
+    one, other = one.values("pk").order_by(), other.values("pk").order_by()
+    if first is not None and ordered:
+        one, other = one.order_by(*ORDER)[:first], other.order_by(*ORDER)[:first]
+    elif first is not None:
+        # Any ``first`` of each: together at least ``first`` when there are that many, else all of them.
+        one, other = one[:first], other[:first]
+    if connection.features.supports_slicing_ordering_in_compound:
+        # One list of ids: PostgreSQL reads at most 2 × first sessions by primary key.
+        return Q(pk__in=one.union(other))
+    return Q(pk__in=one) | Q(pk__in=other)
+
+
+# SQLite's FTS5 trigram index --------------------------------------------------------
+
+
+def _trigrams(q):
+    """An FTS5 query for rows holding every three characters in a row of ``q``, in any order and case:
+    more rows than hold q itself, never fewer; ``icontains`` then keeps those that do."""
+    pieces = dict.fromkeys(q[start : start + 3] for start in range(len(q) - 2))
+    return " AND ".join('"' + piece.replace('"', '""') + '"' for piece in pieces)
+
+
+def _few(table, trigrams):
+    """Whether the index finds at most FEW rows: read from the index alone, it stops at FEW + 1."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT COUNT(*) FROM (SELECT rowid FROM {table} WHERE {table} MATCH %s LIMIT %s)", [trigrams, FEW + 1]
+        )
+        return cursor.fetchone()[0] <= FEW

@@ -1,0 +1,192 @@
+"""Search by q through the indexes finds what comparing every row finds, on either database."""
+
+import pytest
+from django.db.models import Exists, OuterRef, Q
+
+from historyhub.history import item_log, sessions
+from historyhub.history.matching import FEW
+from historyhub.history.models import Session, TimelineEntry
+from tests.history.support import assistant, user
+
+
+def ids(queryset):
+    return [session.id for session in queryset]
+
+
+def scanned(q, **filters):
+    """What a search for q finds when every row is compared in turn, the way search worked before its indexes."""
+    messages = TimelineEntry.objects.filter(session=OuterRef("pk"), type="message", text__icontains=q)
+    found = Session.objects.filter(**filters).filter(
+        Q(id__icontains=q)
+        | Q(name__icontains=q)
+        | Q(agent__icontains=q)
+        | Q(metadata_text__icontains=q)
+        | Exists(messages)
+    )
+    return ids(found.order_by("-updated_at", "id"))
+
+
+@pytest.fixture
+def assorted(db):
+    sessions.ensure(agent="salesAgent", session_id="odd-1", name="100% off_sale", metadata={"code": "a_b%c"})
+    item_log.append("odd-1", [user('Say "hello" and it\'s done; back\\slash [abc] ^$ NEAR(x) AND y*')])
+    sessions.ensure(agent="salesAgent", session_id="odd-2", name="100x offXsale", metadata={"code": "aXbYc"})
+    item_log.append("odd-2", [user("Say hello and its done; backslash abc")])
+    sessions.ensure(
+        agent="chefAgent", session_id="unicode-1", name="Crème brûlée für Jürgen", metadata={"city": "Zürich"}
+    )
+    item_log.append("unicode-1", [user("Naïve café, 日本語のテキスト, 🚀 launch, Ωmega")])
+    sessions.ensure(agent="chefAgent", session_id="case-1", name="MiXeD CaSe", metadata={"owner": "O'Brien"})
+    item_log.append("case-1", [user("UPPER lower MiXeD"), assistant("Ⅻ Straße")])
+    sessions.ensure(agent="supportAgent", session_id="plain-1", name="Where is my parcel?", metadata={"tier": 3})
+    item_log.append("plain-1", [user("My parcel never arrived."), {"type": "reasoning", "summary": []}])
+    item_log.append("plain-1", [{"type": "skill", "id": "s1", "summary": "zebra crossing"}])
+
+
+QUERIES = [
+    "100% off_sale",
+    "% off",
+    "%",
+    "_",
+    "a_b%c",
+    "\\",
+    "back\\slash",
+    '"hello"',
+    "it's",
+    "o'brien",
+    "[abc]",
+    "^$",
+    "NEAR(x)",
+    "AND y*",
+    "crème",
+    "CRÈME",
+    "für jürgen",
+    "日本語",
+    "🚀 launch",
+    "ωMEGA",
+    "straße",
+    "mixed case",
+    "upper LOWER",
+    "parcel",
+    "PARCEL NEVER",
+    "zebra",
+    "chefagent",
+    "odd-",
+    "3",
+    "e",
+    "ab",
+    "nothing like it",
+    "   ",
+]
+
+
+@pytest.mark.parametrize("q", QUERIES)
+def test_a_search_finds_what_comparing_every_row_finds(assorted, q):
+    assert ids(sessions.search(q=q)) == scanned(q)
+
+
+@pytest.mark.parametrize(
+    "q, found",
+    [
+        ("100% off_sale", ["odd-1"]),
+        ("a_b%c", ["odd-1"]),
+        ('"hello"', ["odd-1"]),
+        ("back\\slash", ["odd-1"]),
+        ("[abc]", ["odd-1"]),
+        ("für jürgen", ["unicode-1"]),
+        ("日本語", ["unicode-1"]),
+        ("🚀 launch", ["unicode-1"]),
+        ("o'brien", ["case-1"]),
+        ("upper LOWER", ["case-1"]),
+        ("zebra", []),
+    ],
+)
+def test_every_character_of_q_is_matched_literally_and_letters_in_any_case(assorted, q, found):
+    assert ids(sessions.search(q=q)) == found
+
+
+def test_the_filters_narrow_a_search(assorted):
+    assert ids(sessions.search(q="say", agent="salesAgent")) == scanned("say", agent="salesAgent") == ["odd-2", "odd-1"]
+    assert ids(sessions.search(q="say", agent="chefAgent")) == []
+
+
+@pytest.fixture
+def interleaved(db):
+    """Sessions found by their fields and by their messages, one after the other in time."""
+    for number in range(12):
+        session_id = f"mix-{number:02d}"
+        if number % 3 == 0:
+            sessions.ensure(agent="mixAgent", session_id=session_id, name=f"Walrus {number}")
+        else:
+            sessions.ensure(agent="mixAgent", session_id=session_id, name=f"Seal {number}")
+        text = "A walrus surfaced." if number % 3 == 1 else "Nothing to see."
+        item_log.append(session_id, [user(text)])
+
+
+@pytest.mark.parametrize("first", [1, 2, 3, 5, 8, 20])
+def test_the_first_sessions_a_search_reads_are_the_first_of_all_it_finds(interleaved, first):
+    everything = ids(sessions.search(q="walrus"))
+    assert everything == scanned("walrus")
+    assert len(everything) == 8
+    assert ids(sessions.search(q="walrus", first=first)[:first]) == everything[:first]
+
+
+@pytest.mark.parametrize("up_to, counted", [(1, 1), (3, 3), (8, 8), (9, 8), (None, 8)])
+def test_a_count_of_what_a_search_finds_stops_where_it_is_told(interleaved, up_to, counted):
+    assert sessions.count(q="walrus", up_to=up_to) == counted
+    assert sessions.count(q="walrus", agent="otherAgent", up_to=up_to) == 0
+
+
+def test_a_word_in_more_messages_than_the_index_reads_at_once_is_found_all_the_same(db):
+    sessions.ensure(agent="chattyAgent", session_id="chatty")
+    for start in range(0, FEW + 1, 1000):
+        item_log.append(
+            "chatty", [user(f"walrus number {number}") for number in range(start, min(start + 1000, FEW + 1))]
+        )
+    for number in range(3):
+        sessions.ensure(agent="quietAgent", session_id=f"quiet-{number}")
+        item_log.append(f"quiet-{number}", [user("one walrus" if number != 1 else "a seal")])
+
+    assert ids(sessions.search(q="walrus")) == scanned("walrus") == ["quiet-2", "quiet-0", "chatty"]
+    assert ids(sessions.search(q="walrus", first=2)[:2]) == ["quiet-2", "quiet-0"]
+    assert sessions.count(q="walrus", up_to=2) == 2
+    assert sessions.count(q="walrus") == 3
+
+
+def test_a_word_in_more_sessions_than_the_index_reads_at_once_is_found_all_the_same(db):
+    for number in range(FEW + 1):
+        sessions.ensure(agent="herdAgent", session_id=f"herd-{number:04d}", name=f"Walrus herd {number}")
+    sessions.ensure(agent="loneAgent", session_id="lone")
+    item_log.append("lone", [user("a walrus alone")])
+
+    found = ids(sessions.search(q="walrus"))
+    assert found == scanned("walrus")
+    assert found[:3] == ["lone", f"herd-{FEW:04d}", f"herd-{FEW - 1:04d}"]
+    assert sessions.search(q="walrus", first=10)[:10].count() == 10
+    assert sessions.count(q="walrus", up_to=FEW) == FEW
+    assert sessions.count(q="walrus") == FEW + 2
+
+
+def test_a_search_follows_renames_deletions_and_messages_taken_back(assorted):
+    sessions.update("plain-1", name="Lost luggage")
+    assert ids(sessions.search(q="where is my")) == []
+    assert ids(sessions.search(q="luggage")) == ["plain-1"]
+
+    item_log.append("odd-2", [user("a quokka appeared")])
+    assert ids(sessions.search(q="quokka")) == ["odd-2"]
+    item_log.pop("odd-2")
+    assert ids(sessions.search(q="quokka")) == []
+
+    item_log.replace("case-1", [user("nothing but a narwhal")])
+    assert ids(sessions.search(q="narwhal")) == ["case-1"]
+    assert ids(sessions.search(q="straße")) == scanned("straße")
+
+    item_log.clear("unicode-1")
+    assert ids(sessions.search(q="日本語")) == scanned("日本語") == []
+
+    sessions.delete("odd-1")
+    assert ids(sessions.search(q="off_sale")) == []
+    sessions.ensure(agent="salesAgent", session_id="odd-1", name="A new start")
+    assert ids(sessions.search(q="off_sale")) == []
+    assert ids(sessions.search(q="new start")) == ["odd-1"]
+    assert ids(sessions.search(q="hello")) == ["odd-2"]
