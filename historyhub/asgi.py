@@ -1,10 +1,43 @@
-"""The application as production serves it: Django's ASGI handler under gunicorn's uvicorn workers
-(``bin/start``, ``historyhub.serving``), so a request that waits is a suspended coroutine, not a blocked thread."""
+"""The application as production serves it, under gunicorn's uvicorn workers (``bin/start``, ``historyhub.serving``).
+
+A request for one of the views that wait (a client action's ``?wait=``, the
+dashboard's live stream: the async views) goes to Django's ASGI handler and
+waits as a suspended coroutine, holding no thread (docs/live-updates.md).
+Every other request runs Django's ordinary synchronous stack, middleware and
+view, in one thread from start to end, as a threaded server would run it:
+under the ASGI handler each synchronous middleware step would go to a thread
+and back, some twenty hops a request.
+"""
 
 import os
 
+from a2wsgi import WSGIMiddleware
+from asgiref.sync import iscoroutinefunction
 from django.core.asgi import get_asgi_application
+from django.core.wsgi import get_wsgi_application
+from django.urls import Resolver404, resolve
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "historyhub.settings")
 
-application = get_asgi_application()
+waiting_views = get_asgi_application()
+
+from django.conf import settings  # noqa: E402  (settings are read once Django is set up)
+
+threaded = WSGIMiddleware(get_wsgi_application(), workers=settings.REQUEST_THREADS)
+
+
+def waits(scope):
+    """Whether the request is for an async view: those are the ones that wait, and all answer GET."""
+    if scope["method"] != "GET":
+        return False
+    try:
+        return iscoroutinefunction(resolve(scope["path"]).func)
+    except Resolver404:
+        return False
+
+
+async def application(scope, receive, send):
+    if scope["type"] == "http" and not waits(scope):
+        await threaded(scope, receive, send)
+    else:
+        await waiting_views(scope, receive, send)

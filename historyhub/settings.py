@@ -112,6 +112,12 @@ TEMPLATES = [
     },
 ]
 
+# Serving -------------------------------------------------------------------
+
+# Threads per worker process for requests that do not wait (historyhub.asgi): as many as a process
+# has database connections, so a busy worker queues requests instead of making them wait for a connection.
+REQUEST_THREADS = envint("REQUEST_THREADS", envint("DATABASE_POOL_SIZE", 10, minimum=1), minimum=1)
+
 # Databases ------------------------------------------------------------------
 
 DATA_DIR = Path(os.environ.get("DATA_DIR", BASE_DIR / "data"))

@@ -34,7 +34,7 @@ from historyhub.dashboard.forms import (
 )
 from historyhub.history import client_actions, paging, sessions
 from historyhub.history.errors import DomainError, SessionNotFound
-from historyhub.history.models import ClientAction, Session, TimelineEntry
+from historyhub.history.models import ClientAction, TimelineEntry
 
 DECIDE = "history.decide_clientaction"
 SESSIONS_PAGE_SIZE = 25

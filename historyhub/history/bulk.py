@@ -1,4 +1,5 @@
-"""Writing many rows in one statement, with no model instance per row.
+"""Writing many rows in one statement, with no model instance per row; and the few statements every
+write runs (the session's lock and its save), prepared once rather than compiled by the ORM each time.
 
 A batch of items writes its log rows and timeline entries here: PostgreSQL
 takes a large batch through COPY and a small one (a turn) in one multi-row
@@ -7,6 +8,8 @@ for every row. Django's ``bulk_create`` would build a model instance per row
 and format every parameter of a large INSERT in Python, which costs more than
 the rows.
 """
+
+import functools
 
 from django.db import connection
 
@@ -52,3 +55,48 @@ def datetime_value(moment):
         return moment
     # SQLite keeps UTC text, as Django writes it.
     return connection.ops.adapt_datetimefield_value(moment)
+
+
+@functools.cache
+def _select_for_update_sql(model, vendor):
+    table = connection.ops.quote_name(model._meta.db_table)
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in model._meta.concrete_fields)
+    pk = connection.ops.quote_name(model._meta.pk.column)
+    # SQLite has no row locks: its IMMEDIATE transaction already holds the database's write lock.
+    lock = " FOR UPDATE" if vendor == "postgresql" else ""
+    return f"SELECT {columns} FROM {table} WHERE {pk} = %s{lock}"
+
+
+def select_for_update(model, pk):
+    """The row, locked for this transaction, as a model instance; None when there is none."""
+    with connection.cursor() as cursor:
+        cursor.execute(_select_for_update_sql(model, connection.vendor), [pk])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    fields = model._meta.concrete_fields
+    values = [_from_db(field.cached_col, value) for field, value in zip(fields, row, strict=True)]
+    return model.from_db(connection.alias, [field.attname for field in fields], values)
+
+
+def _from_db(column, value):
+    """A column's value as the ORM would read it (SQLite's text datetimes, say)."""
+    for converter in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
+        value = converter(value, column, connection)
+    return value
+
+
+@functools.cache
+def _update_sql(model, names):
+    table = connection.ops.quote_name(model._meta.db_table)
+    fields = [model._meta.get_field(name) for name in names]
+    assignments = ", ".join(f"{connection.ops.quote_name(field.column)} = %s" for field in fields)
+    return f"UPDATE {table} SET {assignments} WHERE {connection.ops.quote_name(model._meta.pk.column)} = %s", fields
+
+
+def save_fields(instance, names):
+    """``instance.save(update_fields=names)`` in one prepared statement (no signals: the domain's models send none)."""
+    sql, fields = _update_sql(type(instance), tuple(names))
+    values = [field.get_db_prep_save(getattr(instance, field.attname), connection) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*values, instance.pk])

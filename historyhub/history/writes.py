@@ -17,7 +17,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from historyhub import live
-from historyhub.history import subagents
+from historyhub.history import bulk, subagents
 from historyhub.history.errors import SessionNotFound
 from historyhub.history.models import ClientAction, ClientActionStatus, Session
 from historyhub.history.timeline import TimelineWriter
@@ -58,11 +58,11 @@ def writing(session_id, *, create_as=None, missing_ok=False):
 
 
 def _lock(session_id, create_as):
-    session = Session.objects.select_for_update().filter(pk=session_id).first()
+    session = bulk.select_for_update(Session, session_id)
     if session is None and create_as is not None:
         # Concurrent creators both succeed: the second insert is ignored, then both queue on the lock.
         Session.objects.bulk_create([Session(id=session_id, agent=create_as)], ignore_conflicts=True)
-        session = Session.objects.select_for_update().get(pk=session_id)
+        session = bulk.select_for_update(Session, session_id)
     return session
 
 
@@ -120,7 +120,7 @@ class Write:
         if self._actions_changed:
             self._count_waiting_actions()
         session.updated_at = self.now
-        session.save(update_fields=STATE_FIELDS + self._also_saved)
+        bulk.save_fields(session, STATE_FIELDS + self._also_saved)
         if self._run_status_changed and session.parent_id:
             _tell_parent(session)
         # Waits and live pages hear of it once the transaction commits (historyhub.live).
