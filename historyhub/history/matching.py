@@ -31,6 +31,20 @@ SESSIONS_SQL = (
     "(SELECT rowid FROM history_session_search WHERE history_session_search MATCH %s)"
 )
 MESSAGES_SQL = "SELECT rowid FROM history_message_search WHERE history_message_search MATCH %s"
+# A batch's new messages go into SQLite's index in one statement: FTS5 takes one INSERT … SELECT of
+# fifty messages several times faster than fifty INSERTs (a trigger's, one per row).
+INDEX_NEW_MESSAGES_SQL = (
+    "INSERT INTO history_message_search (rowid, text) SELECT id, text FROM history_timelineentry "
+    "WHERE session_id = %s AND epoch = %s AND seq > %s AND type = 'message'"
+)
+
+
+def index_new_entries(session, epoch, after_seq):
+    """Index the messages a write just added to an epoch's timeline after ``after_seq`` (on SQLite;
+    PostgreSQL keeps its own index)."""
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute(INDEX_NEW_MESSAGES_SQL, [session.pk, epoch, after_seq])
 
 
 def sessions_matching(sessions, q, first=None, ordered=True):

@@ -7,7 +7,7 @@ in the same batch never goes back to the database. Timeline entries are
 stored in their wire shape (docs/architecture.md, "Timeline entries").
 """
 
-from historyhub.history import bulk, jsonvalues
+from historyhub.history import bulk, jsonvalues, matching
 from historyhub.history.models import TimelineEntry
 
 _COLUMNS = (
@@ -164,6 +164,7 @@ class TimelineWriter:
         """Write the new and changed entries: one statement each, whatever their number."""
         if self._new:
             session_id, version = self.session.pk, self.version
+            first_seq = self._new[0].seq
             # Most entries of a batch share one time (when it arrived): adapted once.
             times = {}
             for entry in self._new:
@@ -190,6 +191,7 @@ class TimelineWriter:
                     for entry in self._new
                 ],
             )
+            matching.index_new_entries(self.session, self._new[0].epoch, first_seq - 1)
         if self._changed:
             bulk.update(
                 TimelineEntry,
