@@ -13,7 +13,7 @@ from django.db.models import Max
 from django.urls import reverse
 from django.utils import timezone
 
-from historyhub.history import client_actions, history_pages, jsonvalues, validation
+from historyhub.history import client_action_cards, history_pages, jsonvalues, validation
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import ClientAction, TimelineEntry
 
@@ -152,7 +152,7 @@ def asks_a_person(entry_type, item):
 def cards(session, entries):
     """The cards of timeline entries, with the client action records their cards need, in one query."""
     now = timezone.now()
-    items = [(entry, client_actions.as_shown(entry.type, entry.value, now)) for entry in entries]
+    items = [(entry, client_action_cards.as_shown(entry.type, entry.value, now)) for entry in entries]
     keys = [entry.key for entry, item in items if asks_a_person(entry.type, item)]
     actions = {}
     if keys:

@@ -7,7 +7,8 @@ through ``open_in`` and ``resolve_in`` inside their write.
 
 An action shows on one timeline card: a ``client_action`` entry of its own, or,
 when the call it guards is already on the timeline (an Agents SDK tool that
-needs approval), that ``action`` entry with an ``approval`` (docs/timeline.md).
+needs approval), that ``action`` entry with an ``approval`` (docs/timeline.md;
+what the cards say is in ``client_action_cards``).
 Expiry is a matter of time: from ``expiresAt`` on, every read shows the action
 expired (``ClientAction.status_at``); the periodic sweep (``sweep_expired``)
 writes it down.
@@ -18,6 +19,7 @@ from typing import NamedTuple
 from django.db.models import Q
 from django.utils import timezone
 
+from historyhub.history import client_action_cards as cards
 from historyhub.history import jsonvalues, validation
 from historyhub.history.dialects import base
 from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
@@ -26,25 +28,6 @@ from historyhub.history.writes import writing
 
 Status = ClientActionStatus
 DECISIONS = ("approve", "reject")
-# A client action's state as the timeline shows it.
-CARD_STATUS = {
-    Status.WAITING: "waiting",
-    Status.APPROVED: "completed",
-    Status.COMPLETED: "completed",
-    Status.REJECTED: "failed",
-    Status.FAILED: "failed",
-    Status.EXPIRED: "failed",
-}
-# A gated call's state: approved means the tool may run now.
-GATED_CALL_STATUS = {**CARD_STATUS, Status.APPROVED: "running"}
-SUMMARY = {
-    Status.WAITING: "is waiting for the client.",
-    Status.APPROVED: "completed.",
-    Status.COMPLETED: "completed.",
-    Status.REJECTED: "was rejected.",
-    Status.FAILED: "failed.",
-    Status.EXPIRED: "expired.",
-}
 
 
 class Opened(NamedTuple):
@@ -55,10 +38,6 @@ class Opened(NamedTuple):
 class Resolved(NamedTuple):
     action: ClientAction
     changed: bool
-
-
-def summary(name, status):
-    return f"{name.replace('_', ' ')} {SUMMARY[status]}"
 
 
 # Opening ----------------------------------------------------------------------------
@@ -141,13 +120,13 @@ def _add_card(write, action, created_at, order, logged):
     """Show the action: on the card of the call it guards when there is one, else on a card of its own."""
     call = write.timeline.newest_for_call(action.call_id, types=("action",))
     if call is not None and "approval" not in call.data and call.data.get("status") == "running":
-        write.change_entry(call, gated_call_changes(action))
+        write.change_entry(call, cards.gated_call_changes(action))
         return call.key
     position = logged.position if logged is not None else None
     entry = write.timeline.add(
         f"client-action:{action.call_id}",
         "client_action",
-        card_data(action),
+        cards.card_data(action),
         created_at,
         order,
         source_position=position,
@@ -164,91 +143,12 @@ def show_again(write, actions):
         entry = write.timeline.add(
             f"client-action:{action.call_id}",
             "client_action",
-            card_data(action),
+            cards.card_data(action),
             action.created_at,
             write.take_position(),
             call_id=action.call_id,
         )
         ClientAction.objects.filter(pk=action.pk).update(entry_key=entry.key)
-
-
-# Cards ---------------------------------------------------------------------------------
-
-
-def card_data(action):
-    """A client_action entry in the action's current state."""
-    data = {
-        "name": action.name,
-        "callId": action.call_id,
-        "status": CARD_STATUS[action.status],
-        "summary": summary(action.name, action.status),
-    }
-    if action.is_waiting:
-        data["arguments"] = action.arguments
-        if action.expires_at is not None:
-            data["expiresAt"] = base.format_time(action.expires_at)
-    return data
-
-
-def approval_data(action):
-    """What a gated call's card says about its approval."""
-    approval = {
-        "status": action.status,
-        "decision": action.decision or None,
-        "comment": action.comment or None,
-        "approvedArguments": action.approved_arguments,
-        "resolvedBy": action.resolved_by or None,
-        "resolvedAt": base.format_time(action.resolved_at),
-        "expiresAt": base.format_time(action.expires_at),
-    }
-    return {name: value for name, value in approval.items() if value is not None}
-
-
-def gated_call_changes(action):
-    return {
-        "status": GATED_CALL_STATUS[action.status],
-        "summary": summary(action.name, action.status),
-        "approval": approval_data(action),
-    }
-
-
-def card_changes(card, action):
-    """How a card changes when its action is resolved: (changes, fields removed)."""
-    if card.type == "action":
-        changes = gated_call_changes(action)
-        if action.status == Status.APPROVED and "output" in card.data:
-            # The tool ran before the approval was recorded: the card keeps the outcome it has.
-            changes["status"] = card.data["status"]
-        return changes, ()
-    return card_data(action), ("arguments", "expiresAt")
-
-
-def expired_view(entry_type, data):
-    """A card whose action waits past its expiresAt, as the sweep will write it."""
-    if entry_type == "client_action":
-        name = data.get("name", "client_action")
-        view = {**data, "status": "failed", "summary": summary(name, Status.EXPIRED)}
-        view.pop("arguments", None)
-        view.pop("expiresAt", None)
-        return view
-    approval = {**data["approval"], "status": Status.EXPIRED.value}
-    return {**data, "status": "failed", "summary": summary(data.get("name", ""), Status.EXPIRED), "approval": approval}
-
-
-def waiting_until(entry_type, data):
-    """When a card's action stops waiting by itself, or None."""
-    if entry_type == "client_action" and data.get("status") == "waiting":
-        return base.parse_timestamp(data.get("expiresAt"))
-    approval = data.get("approval") if entry_type == "action" else None
-    if isinstance(approval, dict) and approval.get("status") == Status.WAITING:
-        return base.parse_timestamp(approval.get("expiresAt"))
-    return None
-
-
-def as_shown(entry_type, data, now):
-    """The card's data as a reader sees it at ``now``."""
-    until = waiting_until(entry_type, data)
-    return expired_view(entry_type, data) if until is not None and until <= now else data
 
 
 # Reading -------------------------------------------------------------------------------
@@ -367,7 +267,7 @@ def resolve_in(write, action, undo=None, **fields):
     write.client_actions_changed()
     card = write.timeline.get(action.entry_key) if action.entry_key else None
     if card is not None:
-        changes, removed = card_changes(card, action)
+        changes, removed = cards.card_changes(card, action)
         write.change_entry(card, changes, removed, undo)
     session = write.session
     if session.waiting_count == 0 and session.run_status == RunStatus.WAITING_FOR_CLIENT_ACTION:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from historyhub.history import client_actions, sessions, validation
+from historyhub.history import client_action_cards, sessions, validation
 from historyhub.history.dialects.base import format_time
 from historyhub.history.models import TimelineEntry
 
@@ -32,7 +32,7 @@ def entry_as_item(entry, now):
     Entries are stored in the history item's wire shape (docs/architecture.md, "Timeline entries"),
     so a page is read without building anything but the envelope.
     """
-    data = client_actions.as_shown(entry.type, entry.value, now)
+    data = client_action_cards.as_shown(entry.type, entry.value, now)
     return {"id": entry.key, "type": entry.type, "createdAt": format_time(entry.created_at), **data}
 
 

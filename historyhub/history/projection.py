@@ -9,7 +9,7 @@ back.
 
 from datetime import timedelta
 
-from historyhub.history import client_actions, dialects, jsonvalues
+from historyhub.history import client_action_cards, client_actions, dialects, jsonvalues
 from historyhub.history.dialects import base, content
 from historyhub.history.models import EntryStatus, RunStatus
 from historyhub.history.undo import Undo, usage_json
@@ -127,8 +127,8 @@ class Projection:
         """A client action that was over when it was written: shown as a resolved one."""
         if status in client_actions.Status.values:
             name = base.name_of(logged.item, "client_action")
-            data = {**data, "status": client_actions.CARD_STATUS[status]}
-            data.setdefault("summary", client_actions.summary(name, status))
+            data = {**data, "status": client_action_cards.CARD_STATUS[status]}
+            data.setdefault("summary", client_action_cards.summary(name, status))
         position = logged.position
         self.timeline.add(
             f"client-action:{call_id}",

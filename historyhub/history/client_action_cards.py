@@ -1,0 +1,108 @@
+"""How a client action shows on the timeline: its own ``client_action`` card, or the ``approval`` of the
+call it gates (docs/timeline.md), and how a card reads once its action has expired, with nobody writing it.
+
+Pure functions of an action or of a card's data; ``client_actions`` decides when they apply.
+"""
+
+from historyhub.history.dialects import base
+from historyhub.history.models import ClientActionStatus as Status
+
+# A client action's state as the timeline shows it.
+CARD_STATUS = {
+    Status.WAITING: "waiting",
+    Status.APPROVED: "completed",
+    Status.COMPLETED: "completed",
+    Status.REJECTED: "failed",
+    Status.FAILED: "failed",
+    Status.EXPIRED: "failed",
+}
+# A gated call's state: approved means the tool may run now.
+GATED_CALL_STATUS = {**CARD_STATUS, Status.APPROVED: "running"}
+SUMMARY = {
+    Status.WAITING: "is waiting for the client.",
+    Status.APPROVED: "completed.",
+    Status.COMPLETED: "completed.",
+    Status.REJECTED: "was rejected.",
+    Status.FAILED: "failed.",
+    Status.EXPIRED: "expired.",
+}
+
+
+def summary(name, status):
+    return f"{name.replace('_', ' ')} {SUMMARY[status]}"
+
+
+def card_data(action):
+    """A client_action entry in the action's current state."""
+    data = {
+        "name": action.name,
+        "callId": action.call_id,
+        "status": CARD_STATUS[action.status],
+        "summary": summary(action.name, action.status),
+    }
+    if action.is_waiting:
+        data["arguments"] = action.arguments
+        if action.expires_at is not None:
+            data["expiresAt"] = base.format_time(action.expires_at)
+    return data
+
+
+def approval_data(action):
+    """What a gated call's card says about its approval."""
+    approval = {
+        "status": action.status,
+        "decision": action.decision or None,
+        "comment": action.comment or None,
+        "approvedArguments": action.approved_arguments,
+        "resolvedBy": action.resolved_by or None,
+        "resolvedAt": base.format_time(action.resolved_at),
+        "expiresAt": base.format_time(action.expires_at),
+    }
+    return {name: value for name, value in approval.items() if value is not None}
+
+
+def gated_call_changes(action):
+    return {
+        "status": GATED_CALL_STATUS[action.status],
+        "summary": summary(action.name, action.status),
+        "approval": approval_data(action),
+    }
+
+
+def card_changes(card, action):
+    """How a card changes when its action is resolved: (changes, fields removed)."""
+    if card.type == "action":
+        changes = gated_call_changes(action)
+        if action.status == Status.APPROVED and "output" in card.data:
+            # The tool ran before the approval was recorded: the card keeps the outcome it has.
+            changes["status"] = card.data["status"]
+        return changes, ()
+    return card_data(action), ("arguments", "expiresAt")
+
+
+def expired_view(entry_type, data):
+    """A card whose action waits past its expiresAt, as the sweep will write it."""
+    if entry_type == "client_action":
+        name = data.get("name", "client_action")
+        view = {**data, "status": "failed", "summary": summary(name, Status.EXPIRED)}
+        view.pop("arguments", None)
+        view.pop("expiresAt", None)
+        return view
+    approval = {**data["approval"], "status": Status.EXPIRED.value}
+    return {**data, "status": "failed", "summary": summary(data.get("name", ""), Status.EXPIRED), "approval": approval}
+
+
+def waiting_until(entry_type, data):
+    """When a card's action stops waiting by itself, or None."""
+    if entry_type == "client_action" and data.get("status") == "waiting":
+        return base.parse_timestamp(data.get("expiresAt"))
+    approval = data.get("approval") if entry_type == "action" else None
+    if isinstance(approval, dict) and approval.get("status") == Status.WAITING:
+        return base.parse_timestamp(approval.get("expiresAt"))
+    return None
+
+
+def as_shown(entry_type, data, now):
+    """The card's data as a reader sees it at ``now``."""
+    until = waiting_until(entry_type, data)
+    return expired_view(entry_type, data) if until is not None and until <= now else data
