@@ -103,7 +103,8 @@ class Session(models.Model):
 class Item(models.Model):
     """One entry of a session's item log, verbatim."""
 
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="items")
+    # No index of its own: the unique constraint below starts with the session and serves it (deletes too).
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="items", db_index=False)
     epoch = models.IntegerField()
     position = models.BigIntegerField()
     item_key = models.CharField(
@@ -153,7 +154,8 @@ class EntryStatus(models.TextChoices):
 class TimelineEntry(models.Model):
     """A history item projected from the log (or from a client action)."""
 
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="timeline")
+    # No index of its own: the unique constraint below starts with the session and serves it (deletes too).
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="timeline", db_index=False)
     epoch = models.IntegerField()
     seq = models.IntegerField(help_text="1-based rank within the epoch, dense, so pages need no OFFSET.")
     order = models.BigIntegerField(help_text="The position that placed it.")
@@ -200,7 +202,8 @@ class ClientActionStatus(models.TextChoices):
 
 
 class ClientAction(models.Model):
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="client_actions")
+    # No index of its own: the unique constraint below starts with the session and serves it (deletes too).
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="client_actions", db_index=False)
     call_id = models.CharField(max_length=200)
     name = models.CharField(max_length=200)
     arguments_json = models.TextField(default="{}")
@@ -261,7 +264,8 @@ class ClientAction(models.Model):
 class Operation(models.Model):
     """An applied history transaction, so a retry is recognised."""
 
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="operations")
+    # No index of its own: the unique constraint below starts with the session and serves it (deletes too).
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="operations", db_index=False)
     operation_id = models.CharField(max_length=200)
     transaction_json = models.TextField()
     applied_at = models.DateTimeField(auto_now_add=True)

@@ -16,7 +16,8 @@ class IdempotencyRecord(models.Model):
     committed without its row.
     """
 
-    api_key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="idempotency_records")
+    # No index of its own: the unique constraint below starts with the key and serves it.
+    api_key = models.ForeignKey(ApiKey, on_delete=models.CASCADE, related_name="idempotency_records", db_index=False)
     key = models.CharField(max_length=MAX_KEY_LENGTH)
     method = models.CharField(max_length=16)
     target = models.TextField(help_text="The request's path, and its query string if it had one.")

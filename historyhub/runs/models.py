@@ -10,7 +10,8 @@ from historyhub.history.models import ClientAction, Session
 
 
 class Run(models.Model):
-    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="parked_runs")
+    # No index of its own: the unique constraint below starts with the session and serves it.
+    session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="parked_runs", db_index=False)
     run_id = models.CharField(max_length=200)
     agent = models.CharField(max_length=200, help_text="The starting agent, by name, that resumes the run.")
     state = models.TextField(help_text="The serialised run state, verbatim.")

@@ -52,7 +52,8 @@ def park(session_id, run_id, *, agent, state, call_ids):
         actions = list(ClientAction.objects.filter(session=session, call_id__in=call_ids))
         unknown = sorted(set(call_ids) - {action.call_id for action in actions})
         if unknown:
-            raise InvalidInput(f"callIds: no client action {unknown[0]!r} in session {session_id!r}.")
+            # The same answer as the client-action endpoints give for a call id the session lacks.
+            raise NotFound(f"Client action {unknown[0]!r} was not found in session {session_id!r}.")
         try:
             with transaction.atomic():
                 run = Run.objects.create(session=session, run_id=run_id, agent=agent, state=state)

@@ -39,7 +39,7 @@ def test_parking_again_replaces_the_state_and_releases_a_claim(api, session_id, 
 def test_a_run_waits_only_on_client_actions_of_its_session(api, session_id):
     response = api.put(f"sessions/{session_id}/runs/run_1", {"agent": "support", "state": STATE, "callIds": ["nope"]})
 
-    assert_error(response, 400, "invalid_input", "callIds: no client action 'nope' in session 'support-42'.")
+    assert_error(response, 404, "not_found", "Client action 'nope' was not found in session 'support-42'.")
     assert api.get(f"sessions/{session_id}/runs/run_1").status_code == 404
 
 
