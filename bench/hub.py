@@ -56,6 +56,25 @@ def open_client_action(session_id, call_id, name, arguments):
     client_actions.open_action(session_id, call_id=call_id, name=name, arguments=arguments)
 
 
+def index_copied_messages(first_id, end_id):
+    """Put the messages of sessions copied row by row (ids in [first_id, end_id)) into SQLite's search
+    index, as a write through the domain does (``matching.index_new_entries``); PostgreSQL's index
+    keeps itself."""
+    if connection.vendor == "sqlite":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "INSERT INTO history_message_search (rowid, text) SELECT id, text FROM history_timelineentry "
+                "WHERE session_id >= %s AND session_id < %s AND type = 'message'",
+                [first_id, end_id],
+            )
+
+
+def analyze():
+    """Gather the planner's statistics, as autovacuum (PostgreSQL) would have on a database this size."""
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+
+
 def issue_api_key():
     return ApiKey.issue("bench", "write")[1]
 

@@ -5,11 +5,12 @@ projection is what the domain makes of it; the same items go to the SDK
 store beside it. The big session is appended in batches of 1,000. The
 dashboard's sessions are seeded the same way for a base set, then copied
 under new ids (every table that belongs to a session, generically, with
-``INSERT … SELECT``), because 100,000 sessions through the domain would take
+``INSERT … SELECT``, and on SQLite their messages into the search index as
+the domain's writes put them there), because 100,000 sessions through the domain would take
 longer than the whole benchmark; the copies' sessions are spread back in time
 so the sessions page orders realistically. The waiting client actions are
-opened through the domain last, on sessions spread over the whole set. Needs
-Django set up.
+opened through the domain last, on sessions spread over the whole set, and
+the planner's statistics gathered, as autovacuum would have. Needs Django set up.
 """
 
 import random
@@ -61,6 +62,7 @@ def seed(sizes, sdk, progress):
             progress(f"copied the base sessions {copy} times")
     _waiting_actions(sizes)
     progress("opened the waiting client actions")
+    hub.analyze()
 
 
 def _big_session(sizes, sdk, progress):
@@ -119,6 +121,7 @@ def _copy_base(copy, sizes):
                 f"WHERE {quote(key)} >= %s AND {quote(key)} < %s",
                 [prefix, BASE_PREFIX, BASE_END],
             )
+        hub.index_copied_messages(prefix, prefix + "\uffff")
 
 
 def _waiting_actions(sizes):
