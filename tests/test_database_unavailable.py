@@ -3,7 +3,7 @@ short page for people, within the configured timeout, and back by itself.
 
 Here through Django's test client, with the connection pointed at a database
 that is not there: an SQLite file in a folder that does not exist, or on
-PostgreSQL a proxy that refuses connections (tests/tcp_proxy.py). The
+PostgreSQL a proxy that refuses connections (tests/support/tcp_proxy.py). The
 production server's side, restarts included, is in test_production_faults.py.
 """
 
@@ -14,9 +14,9 @@ from django.db import OperationalError, connection
 from django.middleware.common import CommonMiddleware
 from django.test import Client
 
-from tests.api.wire import assert_error
-from tests.conftest import ApiClient
-from tests.tcp_proxy import TcpProxy
+from tests.support.actors import ApiClient
+from tests.support.readers import assert_error
+from tests.support.tcp_proxy import TcpProxy
 
 # The pool's and the connection's timeouts, in seconds, while the database is away.
 TIMEOUT = 1

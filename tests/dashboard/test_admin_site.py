@@ -7,7 +7,7 @@ from django.test import Client
 from historyhub.apikeys.models import ApiKey, hash_key
 from historyhub.history import client_actions, item_log, sessions, transactions
 from historyhub.history.models import ClientAction, Item, Operation, Session
-from tests.dashboard.conftest import text_of
+from tests.support.html import text_of
 
 
 @pytest.fixture

@@ -4,7 +4,9 @@ import pytest
 
 from historyhub.history import client_actions
 from historyhub.history.models import TimelineEntry
-from tests.dashboard.conftest import decision_url, post, text_of
+from tests.support.actors import post
+from tests.support.html import text_of
+from tests.support.readers import decision_url
 
 
 def action():

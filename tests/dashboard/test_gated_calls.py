@@ -3,7 +3,9 @@
 import time_machine
 
 from historyhub.history import client_actions, item_log
-from tests.dashboard.conftest import decision_url, post, text_of
+from tests.support.actors import post
+from tests.support.html import text_of
+from tests.support.readers import decision_url
 
 CALL = {"type": "function_call", "call_id": "call_pay", "name": "pay_invoice", "arguments": '{"invoice": 42}'}
 

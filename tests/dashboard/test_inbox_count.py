@@ -2,7 +2,8 @@ import time_machine
 from django.urls import reverse
 
 from historyhub.history import client_actions
-from tests.dashboard.conftest import HTMX, text_of
+from tests.support.actors import HTMX
+from tests.support.html import text_of
 
 URL = reverse("dashboard:inbox_count")
 

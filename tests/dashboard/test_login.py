@@ -4,7 +4,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from tests.dashboard.conftest import HTMX, text_of
+from tests.support.actors import HTMX
+from tests.support.html import text_of
 
 PAGES = [
     "/",

@@ -8,8 +8,9 @@ from django.contrib.auth.models import User
 from django.db.models import F
 from django.test import Client
 
-from tests.api.wire import assert_error
-from tests.dashboard.conftest import HTMX, text_of
+from tests.support.actors import HTMX
+from tests.support.html import text_of
+from tests.support.readers import assert_error
 
 LOGIN = "/accounts/login/"
 LOCKOUT_MESSAGE = (

@@ -6,7 +6,8 @@ from django.urls import reverse
 from historyhub.dashboard.timeline import CHUNK_SIZE
 from historyhub.history import client_actions, item_log, sessions
 from historyhub.history.models import TimelineEntry
-from tests.dashboard.conftest import HTMX, text_of
+from tests.support.actors import HTMX
+from tests.support.html import text_of
 
 
 def poll_url(html):
