@@ -64,6 +64,10 @@ class Html:
         return self[attribute] if self.node.has_attr(attribute) else default
 
     @property
+    def attributes(self):
+        return self.node.attrs
+
+    @property
     def classes(self):
         return self.node.get("class", [])
 
@@ -142,7 +146,3 @@ def has(element, attributes):
 def single(found, what):
     assert len(found) == 1, f"{len(found)} elements match {what}: {found}"
     return found[0]
-
-
-def text_of(response):
-    return response.content.decode()
