@@ -2,28 +2,8 @@
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-# Elements that flow within a line of text; any other element sets its text apart.
-INLINE = {
-    "a",
-    "abbr",
-    "b",
-    "cite",
-    "code",
-    "em",
-    "i",
-    "kbd",
-    "mark",
-    "q",
-    "s",
-    "small",
-    "span",
-    "strong",
-    "sub",
-    "sup",
-    "time",
-    "u",
-    "var",
-}
+# Elements that flow within a line of text (those our pages use); any other element sets its text apart.
+INLINE = {"a", "abbr", "b", "code", "em", "i", "small", "span", "strong", "time"}
 
 
 def parse(response):
@@ -84,7 +64,8 @@ class Html:
         return single(self.all(css), css)
 
     def text(self, css=None):
-        """The visible text, whitespace collapsed: of the element ``css`` selects, or of this one."""
+        """The visible text, any run of white space (a no-break space too) as one space: of the element ``css``
+        selects, or of this one."""
         node = self.one(css).node if css else self.node
         return normalised("".join(visible_strings(node)))
 
