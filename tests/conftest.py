@@ -1,16 +1,16 @@
-"""The actors tests need: people who may or may not approve, API keys of both
-scopes, and clients that speak to the real URLs."""
+"""The fixtures every test may ask for: people who may or may not approve, API keys of both
+scopes, clients that speak to the real URLs, and a live server."""
 
-import json
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import Group, Permission, User
+from django.contrib.auth.models import User
 from django.test import Client
 
 from historyhub import live
 from historyhub.apikeys.models import ApiKey
-from tests.servers import InProcessServer
+from tests.support.actors import ApiClient, make_approver
+from tests.support.servers import InProcessServer
 
 
 @pytest.fixture(scope="session")
@@ -36,38 +36,9 @@ def asgi_live_server(in_process_server, transactional_db):
     return in_process_server
 
 
-class ApiClient:
-    """Django's test client speaking JSON to /api/v1 with a bearer key."""
-
-    def __init__(self, key=None):
-        self.client = Client()
-        self.key = key
-
-    def _headers(self, extra):
-        return {**({"Authorization": f"Bearer {self.key}"} if self.key else {}), **(extra or {})}
-
-    def request(self, method, path, body=None, raw=None, headers=None, **params):
-        url = path if path.startswith("/") else f"/api/v1/{path}"
-        data = raw if raw is not None else (json.dumps(body) if body is not None else None)
-        call = getattr(self.client, method.lower())
-        if method.upper() == "GET":
-            return call(url, params, headers=self._headers(headers))
-        return call(url, data, content_type="application/json", headers=self._headers(headers))
-
-    def get(self, path, **params):
-        return self.request("GET", path, **params)
-
-    def post(self, path, body=None, **kwargs):
-        return self.request("POST", path, body, **kwargs)
-
-    def put(self, path, body=None, **kwargs):
-        return self.request("PUT", path, body, **kwargs)
-
-    def patch(self, path, body=None, **kwargs):
-        return self.request("PATCH", path, body, **kwargs)
-
-    def delete(self, path, body=None, **kwargs):
-        return self.request("DELETE", path, body, **kwargs)
+@pytest.fixture
+def anonymous(db):
+    return ApiClient()
 
 
 @pytest.fixture
@@ -90,13 +61,12 @@ def read_api(read_key):
     return ApiClient(read_key)
 
 
-def make_approver(username="owner", password="owner-password-1"):
-    user = User.objects.create_user(username, password=password)
-    # get_or_create: tests on a transactional database flush what the migrations made.
-    group, _ = Group.objects.get_or_create(name="Approvers")
-    group.permissions.add(Permission.objects.get(codename="decide_clientaction"))
-    user.groups.add(group)
-    return user
+@pytest.fixture
+def session_id(api):
+    """A support session made over the API (the history and runs tests make theirs their own way)."""
+    response = api.post("sessions", {"sessionId": "support-42", "agent": "support"})
+    assert response.status_code == 201
+    return "support-42"
 
 
 @pytest.fixture

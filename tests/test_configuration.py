@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
-from tests.servers import ROOT
+from tests.support.servers import ROOT
 
 SETTINGS = ROOT / "historyhub" / "settings.py"
 POSTGRES = "postgres://hh@db.example.com:5432/historyhub"

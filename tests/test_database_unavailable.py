@@ -3,7 +3,7 @@ short page for people, within the configured timeout, and back by itself.
 
 Here through Django's test client, with the connection pointed at a database
 that is not there: an SQLite file in a folder that does not exist, or on
-PostgreSQL a proxy that refuses connections (tests/tcp_proxy.py). The
+PostgreSQL a proxy that refuses connections (tests/support/tcp_proxy.py). The
 production server's side, restarts included, is in test_production_faults.py.
 """
 
@@ -14,9 +14,11 @@ from django.db import OperationalError, connection
 from django.middleware.common import CommonMiddleware
 from django.test import Client
 
-from tests.api.wire import assert_error
-from tests.conftest import ApiClient
-from tests.tcp_proxy import TcpProxy
+from tests.support.actors import ApiClient
+from tests.support.html import parse
+from tests.support.readers import assert_error
+from tests.support.tcp_proxy import TcpProxy
+from tests.support.waiting import until
 
 # The pool's and the connection's timeouts, in seconds, while the database is away.
 TIMEOUT = 1
@@ -110,8 +112,8 @@ def test_a_page_answers_a_short_503_page_that_needs_no_database(database, approv
 
     assert response.status_code == 503 and response["Retry-After"] == "5"
     assert response["Content-Type"].startswith("text/html")
-    html = response.content.decode()
-    assert "<h1>HistoryHub is unavailable</h1>" in html and "reload this page in a few seconds" in html
+    page = parse(response)
+    assert page.text("h1") == "HistoryHub is unavailable" and "reload this page in a few seconds" in page.text()
     assert "Content-Security-Policy" in response
 
 
@@ -124,10 +126,7 @@ def test_service_comes_back_by_itself_when_the_database_does(database, write_key
 
     database.restore()
 
-    deadline = time.monotonic() + 15
-    while (response := api.get("sessions")).status_code == 503 and time.monotonic() < deadline:
-        pass
-    assert response.status_code == 200
+    until(lambda: api.get("sessions").status_code == 200, seconds=15, message="the API's recovery")
     assert client.get("/approvals/").status_code == 200
 
 
@@ -146,4 +145,4 @@ def test_a_database_error_raised_outside_any_view_answers_503_too(db, write_key,
         assert_error(api.get("sessions"), 503, "service_unavailable")
         page = Client(raise_request_exception=False).get("/")
 
-    assert page.status_code == 503 and b"HistoryHub is unavailable" in page.content
+    assert page.status_code == 503 and parse(page).text("h1") == "HistoryHub is unavailable"

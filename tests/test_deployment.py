@@ -3,14 +3,20 @@
 import json
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 
 import pytest
 from django.db import connection
 
 from historyhub.apikeys.models import ApiKey
-from tests.servers import ROOT, ProductionServer, database_url, production_environment
+from tests.support.servers import (
+    HTTPS,
+    ROOT,
+    ProductionServer,
+    collect_static,
+    database_url,
+    fetch,
+    production_environment,
+)
 
 
 def test_the_production_settings_pass_the_deploy_checks(tmp_path):
@@ -45,35 +51,6 @@ def test_the_settings_refuse_a_boolean_they_cannot_read(tmp_path):
     )
     assert result.returncode != 0
     assert "DEBUG must be True or False" in result.stderr
-
-
-def collect_static(environment):
-    """collectstatic into the environment's STATIC_ROOT: production pages need its manifest."""
-    collected = subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput"],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-    )
-    assert collected.returncode == 0, collected.stderr
-
-
-class NoRedirects(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, *args, **kwargs):
-        return None
-
-
-OPENER = urllib.request.build_opener(NoRedirects)
-HTTPS = {"Host": "historyhub.example.com", "X-Forwarded-Proto": "https"}
-
-
-def fetch(url, headers=HTTPS, data=None):
-    """The answer, whatever its status, without following redirects."""
-    try:
-        return OPENER.open(urllib.request.Request(url, headers=headers, data=data), timeout=10)
-    except urllib.error.HTTPError as error:
-        return error
 
 
 @pytest.mark.django_db(transaction=True)

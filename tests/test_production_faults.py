@@ -1,26 +1,22 @@
 """Faults against the production server (bin/start, as the Docker image runs it), over real HTTP.
 
 PostgreSQL restarts and goes away behind a proxy the test controls
-(tests/tcp_proxy.py); the machine's PostgreSQL itself is never stopped.
+(tests/support/tcp_proxy.py); the machine's PostgreSQL itself is never stopped.
 """
 
 import contextlib
 import json
 import socket
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 
 import pytest
 from django.db import connection
 
 from historyhub.apikeys.models import ApiKey
-from tests.servers import ProductionServer, production_environment
-from tests.tcp_proxy import TcpProxy
-from tests.test_deployment import OPENER, collect_static
+from tests.support.servers import HTTPS, ProductionServer, collect_static, fetch, production_environment
+from tests.support.tcp_proxy import TcpProxy
 
-HTTPS = {"Host": "historyhub.example.com", "X-Forwarded-Proto": "https"}
 POOL_TIMEOUT = 2
 
 
@@ -38,10 +34,7 @@ class Answer:
 
 def call(url, headers):
     started = time.monotonic()
-    try:
-        response = OPENER.open(urllib.request.Request(url, headers={**HTTPS, **headers}), timeout=60)
-    except urllib.error.HTTPError as error:
-        response = error
+    response = fetch(url, {**HTTPS, **headers}, timeout=60)
     return Answer(response.status, response.headers, response.read(), time.monotonic() - started)
 
 

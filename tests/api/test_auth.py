@@ -3,7 +3,7 @@
 import pytest
 from django.test import Client
 
-from tests.api.wire import assert_error
+from tests.support.readers import assert_error
 
 ITEM = {"type": "message", "role": "user", "content": "hi"}
 

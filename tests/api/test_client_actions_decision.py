@@ -1,6 +1,6 @@
 import pytest
 
-from tests.api.wire import assert_error
+from tests.support.readers import assert_error
 
 
 @pytest.fixture

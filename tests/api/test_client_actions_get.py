@@ -6,9 +6,11 @@ import pytest
 import time_machine
 from django.db import connection
 
+from historyhub import live
 from historyhub.history.models import ClientAction
-from tests.api.wire import assert_error
-from tests.conftest import ApiClient
+from tests.support.actors import ApiClient
+from tests.support.readers import assert_error
+from tests.support.waiting import until
 
 
 def open_action(api, session_id, call_id="c1", **fields):
@@ -73,11 +75,11 @@ def test_a_wait_on_an_unknown_action_answers_404(api, session_id):
 def test_a_waiting_read_returns_as_soon_as_the_action_is_decided_elsewhere(api, session_id, write_key):
     open_action(api, session_id)
     decisions = []
+    before = live.hub.subscriber_count()
 
     def decide_elsewhere():
         try:
-            # Long enough for the read to be waiting already.
-            time.sleep(0.5)
+            until(lambda: live.hub.subscriber_count() > before, message="the read's wait")
             decisions.append(
                 ApiClient(write_key)
                 .post(f"sessions/{session_id}/client-actions/c1/decision", {"decision": "approve"})

@@ -1,7 +1,7 @@
 import pytest
 
 from historyhub.history.validation import PAGINATION_MESSAGE
-from tests.api.wire import assert_error
+from tests.support.readers import assert_error
 
 
 @pytest.fixture

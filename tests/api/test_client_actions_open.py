@@ -1,6 +1,6 @@
 import pytest
 
-from tests.api.wire import assert_error
+from tests.support.readers import assert_error
 
 ACTION = {"callId": "c1", "name": "send_mail", "arguments": {"to": "ops@example.com"}, "description": "Mail ops"}
 CLIENT_ACTION_FIELDS = {

@@ -1,7 +1,7 @@
 import pytest
 import time_machine
 
-from tests.api.wire import assert_error
+from tests.support.readers import assert_error
 
 
 @pytest.fixture

@@ -12,7 +12,8 @@ import pytest
 from django.db import connection
 
 from historyhub.apikeys.models import ApiKey
-from tests.servers import ProductionServer, database_url, production_environment, until
+from tests.support.servers import ProductionServer, database_url, production_environment
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,5 +1,6 @@
 from historyhub.history.models import Item
-from tests.api.wire import assert_error, assistant, stored_items, user
+from tests.support.items import assistant, user
+from tests.support.readers import assert_error, items_via_api
 
 COMPACTION = {"type": "compaction", "id": "cmp-1", "encrypted_content": "summary"}
 
@@ -11,7 +12,7 @@ def test_the_logical_history_continues_from_the_compaction(api, session_id):
 
     assert response.status_code == 200
     assert response.json() == {"changed": True, "itemCount": 2}
-    assert stored_items(api, session_id) == [COMPACTION, user("kept")]
+    assert items_via_api(api, session_id) == [COMPACTION, user("kept")]
     assert api.get(f"sessions/{session_id}").json()["sessionId"] == session_id
 
 
@@ -43,7 +44,7 @@ def test_the_items_must_hold_a_compaction_item_first_or_last(api, session_id):
     response = api.post(f"sessions/{session_id}/compaction", {"items": [user("not a compaction")]})
 
     assert_error(response, 400, "invalid_input", 'items must hold an item of type "compaction", first or last.')
-    assert stored_items(api, session_id) == [user("old")]
+    assert items_via_api(api, session_id) == [user("old")]
 
 
 def test_an_empty_list_is_rejected(api, session_id):

@@ -1,4 +1,4 @@
-from tests.api.wire import assistant, user
+from tests.support.items import assistant, user
 
 
 def entries(api, session_id):

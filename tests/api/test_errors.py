@@ -6,7 +6,7 @@ from django.middleware.common import CommonMiddleware
 from django.test import Client
 
 from historyhub.api import BODY_MESSAGE
-from tests.api.wire import assert_error, stored_items
+from tests.support.readers import assert_error, items_via_api
 
 
 def test_a_body_over_the_limit_is_refused_with_413(api, session_id, settings):
@@ -15,7 +15,7 @@ def test_a_body_over_the_limit_is_refused_with_413(api, session_id, settings):
     response = api.post(f"sessions/{session_id}/items", {"items": [{"role": "user", "content": "x" * 2000}]})
 
     assert_error(response, 413, "payload_too_large", "The request body is larger than 1000 bytes.")
-    assert stored_items(api, session_id) == []
+    assert items_via_api(api, session_id) == []
 
 
 def test_the_body_limit_applies_before_authentication(anonymous, settings):
@@ -29,7 +29,7 @@ def test_a_body_that_is_not_a_json_object_is_invalid_input(api, session_id, raw)
     response = api.post(f"sessions/{session_id}/items", raw=raw)
 
     assert_error(response, 400, "invalid_input", BODY_MESSAGE)
-    assert stored_items(api, session_id) == []
+    assert items_via_api(api, session_id) == []
 
 
 @pytest.mark.parametrize(
@@ -46,7 +46,7 @@ def test_a_json_body_outside_the_intake_rules_is_refused_saying_why(api, session
     response = api.post(f"sessions/{session_id}/items", raw=raw)
 
     assert_error(response, 400, "invalid_input", f"The request body {reason}.")
-    assert stored_items(api, session_id) == []
+    assert items_via_api(api, session_id) == []
 
 
 def test_a_missing_body_is_invalid_input(api, session_id):
@@ -126,7 +126,7 @@ def test_a_nul_character_in_message_text_is_kept_verbatim(api, session_id):
 
     api.post(f"sessions/{session_id}/items", {"items": [item]})
 
-    assert stored_items(api, session_id) == [item]
+    assert items_via_api(api, session_id) == [item]
     assert api.get("sessions", q="after").json()["total"] == 1
 
 

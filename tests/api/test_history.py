@@ -1,7 +1,8 @@
 import pytest
 
 from historyhub.history.validation import PAGINATION_MESSAGE
-from tests.api.wire import assert_error, assistant, function_call, function_output, user
+from tests.support.items import assistant, function_call, function_output, user
+from tests.support.readers import assert_error
 
 
 @pytest.fixture

@@ -4,7 +4,8 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.api.wire import stored_items, user
+from tests.support.items import user
+from tests.support.readers import items_via_api
 
 # Ids that look like more path (a slash, a trailing /result), escapes, spaces, line breaks, and text beyond ASCII.
 IDS = [
@@ -98,4 +99,4 @@ def test_a_position_id_of_digits_that_are_not_ascii_or_too_many_is_a_miss(api, s
     response = api.get(f"sessions/{session_id}/responses/{quote(message_id, safe='')}")
 
     assert (response.status_code, response.json()) == (200, {"result": "miss"})
-    assert len(stored_items(api, session_id)) == 1
+    assert len(items_via_api(api, session_id)) == 1

@@ -1,4 +1,5 @@
-from tests.api.wire import assert_error, stored_items, user
+from tests.support.items import user
+from tests.support.readers import assert_error, items_via_api
 
 
 def test_it_stores_an_assistant_message_and_returns_its_entry(api, session_id):
@@ -13,7 +14,7 @@ def test_it_stores_an_assistant_message_and_returns_its_entry(api, session_id):
         "timestamp": entry["timestamp"],
         "content": "Your order shipped.",
     }
-    [item] = stored_items(api, session_id)
+    [item] = items_via_api(api, session_id)
     assert (item["role"], item["content"][0]["text"]) == ("assistant", "Your order shipped.")
 
 
@@ -34,7 +35,7 @@ def test_a_retried_injection_with_its_idempotency_key_is_stored_once(api, sessio
     again = api.post(f"sessions/{session_id}/injections", {"id": "inj-1", "content": "Once"}, headers=headers)
 
     assert (again.status_code, again.json()) == (first.status_code, first.json())
-    assert len(stored_items(api, session_id)) == 1
+    assert len(items_via_api(api, session_id)) == 1
 
 
 def test_an_injection_may_reuse_the_id_of_another_item(api, session_id):
@@ -43,7 +44,7 @@ def test_an_injection_may_reuse_the_id_of_another_item(api, session_id):
     response = api.post(f"sessions/{session_id}/injections", {"id": "m1", "content": "x"})
 
     assert response.status_code == 201
-    assert [item["id"] for item in stored_items(api, session_id)] == ["m1", "m1"]
+    assert [item["id"] for item in items_via_api(api, session_id)] == ["m1", "m1"]
 
 
 def test_it_requires_text_content(api, session_id):

@@ -1,6 +1,7 @@
 import pytest
 
-from tests.api.wire import assert_error, stored_items, user
+from tests.support.items import user
+from tests.support.readers import assert_error, items_via_api
 
 
 def test_it_appends_items_and_reports_what_it_inserted(api, session_id):
@@ -16,7 +17,7 @@ def test_every_item_is_stored_though_its_id_is_already_stored(api, session_id):
     response = api.post(f"sessions/{session_id}/items", {"items": [user("changed", id="m1"), user("b", id="m2")]})
 
     assert response.json() == {"inserted": [True, True], "itemCount": 3}
-    assert stored_items(api, session_id) == [user("a", id="m1"), user("changed", id="m1"), user("b", id="m2")]
+    assert items_via_api(api, session_id) == [user("a", id="m1"), user("changed", id="m1"), user("b", id="m2")]
 
 
 def test_with_skip_existing_ids_an_item_whose_id_is_stored_is_not_inserted_again(api, session_id):
@@ -28,7 +29,7 @@ def test_with_skip_existing_ids_an_item_whose_id_is_stored_is_not_inserted_again
     )
 
     assert response.json() == {"inserted": [False, True], "itemCount": 2}
-    assert stored_items(api, session_id) == [user("a", id="m1"), user("b", id="m2")]
+    assert items_via_api(api, session_id) == [user("a", id="m1"), user("b", id="m2")]
 
 
 def test_with_skip_existing_ids_the_first_of_duplicate_ids_in_one_batch_wins(api, session_id):
@@ -38,7 +39,7 @@ def test_with_skip_existing_ids_the_first_of_duplicate_ids_in_one_batch_wins(api
     )
 
     assert response.json() == {"inserted": [True, False], "itemCount": 1}
-    assert stored_items(api, session_id) == [user("first", id="m1")]
+    assert items_via_api(api, session_id) == [user("first", id="m1")]
 
 
 @pytest.mark.parametrize("value", ["yes", 1, None])
@@ -46,7 +47,7 @@ def test_skip_existing_ids_must_be_a_boolean(api, session_id, value):
     response = api.post(f"sessions/{session_id}/items", {"items": [user("a")], "skipExistingIds": value})
 
     assert_error(response, 400, "invalid_input")
-    assert stored_items(api, session_id) == []
+    assert items_via_api(api, session_id) == []
 
 
 def test_items_without_an_id_are_always_inserted(api, session_id):
@@ -74,7 +75,7 @@ def test_it_rejects_a_batch_holding_an_item_that_is_not_an_object(api, session_i
     response = api.post(f"sessions/{session_id}/items", {"items": [user("fine"), bad]})
 
     assert_error(response, 400, "invalid_input", "item at index 1 is not an object")
-    assert stored_items(api, session_id) == []
+    assert items_via_api(api, session_id) == []
 
 
 def test_it_rejects_items_that_are_not_a_list(api, session_id):
@@ -89,7 +90,7 @@ def test_it_refuses_more_items_than_the_limit(api, session_id, settings):
     response = api.post(f"sessions/{session_id}/items", {"items": [user("1"), user("2"), user("3")]})
 
     assert_error(response, 413, "payload_too_large")
-    assert stored_items(api, session_id) == []
+    assert items_via_api(api, session_id) == []
 
 
 def test_it_refuses_an_item_over_the_size_limit(api, session_id, settings):

@@ -1,5 +1,6 @@
 from historyhub.history.models import Operation
-from tests.api.wire import assert_error, stored_items, user
+from tests.support.items import user
+from tests.support.readers import assert_error, items_via_api
 
 
 def test_it_removes_every_item_and_keeps_the_session(api):
@@ -11,7 +12,7 @@ def test_it_removes_every_item_and_keeps_the_session(api):
     response = api.delete("sessions/s1/items")
 
     assert response.status_code == 204
-    assert stored_items(api, "s1") == []
+    assert items_via_api(api, "s1") == []
     snapshot = api.get("sessions/s1/history").json()
     assert (snapshot["agent"], snapshot["name"], snapshot["metadata"]) == ("support", "Kept", {"k": "v"})
     assert (snapshot["itemCount"], snapshot["total"], snapshot["items"]) == (0, 0, [])

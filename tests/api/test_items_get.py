@@ -1,4 +1,5 @@
-from tests.api.wire import assert_error, assistant, stored_items, user
+from tests.support.items import assistant, user
+from tests.support.readers import assert_error, items_via_api
 
 ODD_ITEMS = [
     {"type": "message", "role": "user", "content": "héllo \u0000 ✓", "ZCase": 1, "aCase": 2},
@@ -10,7 +11,7 @@ ODD_ITEMS = [
 def test_it_returns_the_items_verbatim_in_order(api, session_id):
     api.post(f"sessions/{session_id}/items", {"items": ODD_ITEMS})
 
-    assert stored_items(api, session_id) == ODD_ITEMS
+    assert items_via_api(api, session_id) == ODD_ITEMS
 
 
 def test_it_keeps_the_key_order_of_each_item(api, session_id):
@@ -26,7 +27,7 @@ def test_it_keeps_the_key_order_of_each_item(api, session_id):
 def test_limit_returns_the_newest_items_in_chronological_order(api, session_id):
     api.post(f"sessions/{session_id}/items", {"items": [user("1"), assistant("2"), user("3"), assistant("4")]})
 
-    newest = stored_items(api, session_id, limit=2)
+    newest = items_via_api(api, session_id, limit=2)
 
     assert newest == [user("3"), assistant("4")]
 
@@ -34,18 +35,18 @@ def test_limit_returns_the_newest_items_in_chronological_order(api, session_id):
 def test_limit_zero_returns_no_items(api, session_id):
     api.post(f"sessions/{session_id}/items", {"items": [user("1")]})
 
-    assert stored_items(api, session_id, limit=0) == []
+    assert items_via_api(api, session_id, limit=0) == []
 
 
 def test_a_limit_beyond_the_history_returns_every_item(api, session_id):
     api.post(f"sessions/{session_id}/items", {"items": [user("1"), user("2")]})
 
-    assert stored_items(api, session_id, limit=3) == [user("1"), user("2")]
-    assert stored_items(api, session_id, limit=10**30) == [user("1"), user("2")]
+    assert items_via_api(api, session_id, limit=3) == [user("1"), user("2")]
+    assert items_via_api(api, session_id, limit=10**30) == [user("1"), user("2")]
 
 
 def test_an_unknown_session_has_no_items(api):
-    assert stored_items(api, "nobody") == []
+    assert items_via_api(api, "nobody") == []
 
 
 def test_it_rejects_a_negative_limit(api, session_id):
@@ -69,4 +70,4 @@ def test_a_long_history_streams_whole(api, session_id):
 
     assert response.streaming
     assert len(list(response.streaming_content)) > 1
-    assert stored_items(api, session_id) == items
+    assert items_via_api(api, session_id) == items

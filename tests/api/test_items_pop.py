@@ -1,4 +1,5 @@
-from tests.api.wire import assert_error, assistant, stored_items, user
+from tests.support.items import assistant, user
+from tests.support.readers import assert_error, items_via_api
 
 
 def test_it_removes_and_returns_the_newest_item(api, session_id):
@@ -8,7 +9,7 @@ def test_it_removes_and_returns_the_newest_item(api, session_id):
 
     assert response.status_code == 200
     assert response.json() == {"item": assistant("answer")}
-    assert stored_items(api, session_id) == [user("question")]
+    assert items_via_api(api, session_id) == [user("question")]
     assert api.get(f"sessions/{session_id}").json()["itemCount"] == 1
 
 

@@ -1,6 +1,7 @@
 import pytest
 
-from tests.api.wire import assert_error, assistant, function_call, function_output, stored_items, user
+from tests.support.items import assistant, function_call, function_output, user
+from tests.support.readers import assert_error, items_via_api
 
 
 def test_it_exports_the_history_as_chat_messages(api, session_id):
@@ -64,7 +65,7 @@ def test_it_replaces_the_history_with_messages_dropping_a_leading_system_message
 
     assert response.status_code == 200
     assert response.json() == {"itemCount": 4}
-    assert stored_items(api, session_id) == CHAT[1:]
+    assert items_via_api(api, session_id) == CHAT[1:]
     assert api.get(f"sessions/{session_id}/messages").json() == {"messages": CHAT[1:]}
 
 
@@ -88,4 +89,4 @@ def test_it_rejects_an_invalid_history_and_changes_nothing(api, session_id, mess
     response = api.put(f"sessions/{session_id}/messages", {"messages": messages})
 
     assert_error(response, 400, "invalid_history", message)
-    assert stored_items(api, session_id) == [user("old")]
+    assert items_via_api(api, session_id) == [user("old")]

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from tests.api.wire import assistant, function_call, function_output, user
+from tests.support.items import assistant, function_call, function_output, user
 
 PNG = "data:image/png;base64,iVBORw0KGgo="
 RESPONSES = [

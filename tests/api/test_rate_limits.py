@@ -2,8 +2,8 @@
 
 from django.core.cache.backends.redis import RedisCache
 
-from tests.api.wire import assert_error
-from tests.servers import free_port
+from tests.support.readers import assert_error
+from tests.support.servers import free_port
 
 
 def test_a_key_over_its_rate_gets_429_rate_limited_with_retry_after(api, settings):

@@ -1,4 +1,4 @@
-from tests.api.wire import assistant, function_call, function_output, user
+from tests.support.items import assistant, function_call, function_output, user
 
 
 def lookup(api, session_id, message_id):

@@ -1,5 +1,6 @@
 from historyhub.history.models import ClientAction, Item
-from tests.api.wire import assert_error, user
+from tests.support.items import user
+from tests.support.readers import assert_error
 
 
 def test_it_deletes_the_session_and_all_it_owns(api, session_id):

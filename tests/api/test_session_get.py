@@ -1,4 +1,5 @@
-from tests.api.wire import assert_error, user
+from tests.support.items import user
+from tests.support.readers import assert_error
 
 
 def test_it_returns_the_snapshot(api, session_id):

@@ -1,6 +1,6 @@
 import re
 
-from tests.api.wire import assert_error
+from tests.support.readers import assert_error
 
 SNAPSHOT_FIELDS = {
     "sessionId",

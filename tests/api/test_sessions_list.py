@@ -1,7 +1,8 @@
 import pytest
 
 from historyhub.history.validation import PAGINATION_MESSAGE
-from tests.api.wire import assert_error, user
+from tests.support.items import user
+from tests.support.readers import assert_error
 
 
 def create(api, session_id, agent="support", **fields):

@@ -1,6 +1,7 @@
 import pytest
 
-from tests.api.wire import assert_error, assistant, stored_items, user
+from tests.support.items import assistant, user
+from tests.support.readers import assert_error, items_via_api
 
 OPERATION_CONFLICT = "Session history operation was already applied with a different transaction."
 SUFFIX_MISMATCH = "Session history suffix no longer matches the transaction precondition."
@@ -15,7 +16,7 @@ def test_it_appends_items(api, session_id):
 
     assert response.status_code == 200
     assert response.json() == {"applied": True}
-    assert stored_items(api, session_id) == [user("hi")]
+    assert items_via_api(api, session_id) == [user("hi")]
 
 
 def test_a_repeat_with_an_equal_transaction_is_not_applied_again(api, session_id):
@@ -25,7 +26,7 @@ def test_a_repeat_with_an_equal_transaction_is_not_applied_again(api, session_id
     response = apply(api, session_id, "op-1", repeat)
 
     assert response.json() == {"applied": False}
-    assert len(stored_items(api, session_id)) == 1
+    assert len(items_via_api(api, session_id)) == 1
 
 
 def test_it_rejects_a_reused_operation_id(api, session_id):
@@ -34,7 +35,7 @@ def test_it_rejects_a_reused_operation_id(api, session_id):
     response = apply(api, session_id, "op-1", {"type": "append_items", "items": [user("other")]})
 
     assert_error(response, 409, "operation_conflict", OPERATION_CONFLICT)
-    assert stored_items(api, session_id) == [user("hi")]
+    assert items_via_api(api, session_id) == [user("hi")]
 
 
 def test_fields_beyond_the_known_ones_count_in_the_comparison(api, session_id):
@@ -60,7 +61,7 @@ def test_it_replaces_a_matching_suffix(api, session_id):
     )
 
     assert response.json() == {"applied": True}
-    assert stored_items(api, session_id) == [user("q"), assistant("final")]
+    assert items_via_api(api, session_id) == [user("q"), assistant("final")]
 
 
 def test_it_rejects_a_suffix_that_no_longer_matches(api, session_id):
@@ -78,7 +79,7 @@ def test_it_rejects_a_suffix_that_no_longer_matches(api, session_id):
     )
 
     assert_error(response, 409, "suffix_mismatch", SUFFIX_MISMATCH)
-    assert stored_items(api, session_id) == [user("q"), assistant("draft")]
+    assert items_via_api(api, session_id) == [user("q"), assistant("draft")]
     retry = apply(api, session_id, "op-1", {"type": "append_items", "items": []})
     assert retry.json() == {"applied": True}, "a failed operation is not recorded"
 
@@ -97,4 +98,4 @@ def test_it_rejects_a_malformed_transaction_and_changes_nothing(api, session_id,
     response = api.post(f"sessions/{session_id}/transactions", body)
 
     assert_error(response, 400, "invalid_input")
-    assert stored_items(api, session_id) == []
+    assert items_via_api(api, session_id) == []

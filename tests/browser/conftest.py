@@ -12,7 +12,7 @@ from django.contrib.auth.models import User
 from playwright.sync_api import expect, sync_playwright
 
 from historyhub.history import client_actions, item_log, sessions
-from tests.conftest import make_approver
+from tests.support.actors import make_approver
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -24,9 +24,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
-# Long enough for a live update (sent at once, then at most once a second) on a busy machine.
-LIVE_TIMEOUT_MS = 5_000
 
 
 # Per module, not per session: Playwright's sync API runs an event loop that
@@ -118,9 +115,3 @@ def approver_page(page, approver):
 def viewer_page(page, viewer):
     log_in(page, "viewer", "viewer-password-1")
     return page
-
-
-def screenshot(page, name):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    # caret="hide" would leave style="" on inputs, which htmx then copies when it settles a swap: a CSP violation.
-    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True, caret="initial")

@@ -5,7 +5,7 @@ from playwright.sync_api import expect
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.history import client_actions, sessions
-from tests.browser.conftest import LIVE_TIMEOUT_MS, screenshot
+from tests.support.browser import LIVE_TIMEOUT_MS, screenshot
 
 pytestmark = pytest.mark.browser
 

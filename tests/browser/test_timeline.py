@@ -3,7 +3,7 @@ from playwright.sync_api import expect
 
 from historyhub.dashboard.timeline import CHUNK_SIZE
 from historyhub.history import client_actions, item_log, sessions
-from tests.browser.conftest import LIVE_TIMEOUT_MS
+from tests.support.browser import LIVE_TIMEOUT_MS
 
 pytestmark = pytest.mark.browser
 

@@ -1,7 +1,5 @@
 """A live server over real HTTP (the ASGI app under uvicorn), API keys for it, and the Agents SDK without tracing."""
 
-import asyncio
-
 import pytest
 from agents import set_tracing_disabled
 
@@ -27,7 +25,3 @@ def hub(asgi_live_server, key):
 def connect(asgi_live_server, key):
     """Opens an AsyncHistoryHubClient inside a test's event loop: ``async with connect() as client``."""
     return lambda **options: AsyncHistoryHubClient(asgi_live_server.url, key, **{"timeout": 10, **options})
-
-
-def run(coroutine):
-    return asyncio.run(coroutine)

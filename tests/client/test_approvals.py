@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+from asyncio import run
 
 import pytest
 from agents import Agent, function_tool
@@ -10,7 +11,6 @@ from agents.tool_context import ToolContext
 
 from historyhub.client import HistoryHubSession
 from historyhub.client.approvals import EXPIRED, approval_tool, resume_decided_runs, run_with_approvals
-from tests.client.conftest import run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -2,13 +2,13 @@
 
 import asyncio
 import uuid
+from asyncio import run
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from historyhub.client import AsyncHistoryHubClient, HistoryHubClient, HistoryHubError, RetryPolicy
-from tests.client.conftest import run
-from tests.client.tiny_server import DROP, FORWARD, FORWARD_THEN_DROP, TinyServer
+from tests.support.tiny_server import DROP, FORWARD, FORWARD_THEN_DROP, TinyServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

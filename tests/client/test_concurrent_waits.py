@@ -3,10 +3,9 @@
 import asyncio
 import statistics
 import time
+from asyncio import run
 
 import pytest
-
-from tests.client.conftest import run
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,6 +1,7 @@
 """HistoryHubSession: the OpenAI Agents SDK's Session over a live server, with the real SDK."""
 
 import json
+from asyncio import run
 from types import SimpleNamespace
 
 import httpx2
@@ -12,8 +13,7 @@ from openai import AsyncOpenAI
 
 from historyhub.client import HistoryHubError, HistoryHubSession
 from historyhub.client.http import AsyncHistoryHubClient
-from tests.client.conftest import run
-from tests.client.tiny_server import TinyServer
+from tests.support.tiny_server import TinyServer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

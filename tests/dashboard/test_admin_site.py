@@ -7,7 +7,7 @@ from django.test import Client
 from historyhub.apikeys.models import ApiKey, hash_key
 from historyhub.history import client_actions, item_log, sessions, transactions
 from historyhub.history.models import ClientAction, Item, Operation, Session
-from tests.dashboard.conftest import text_of
+from tests.support.html import parse
 
 
 @pytest.fixture
@@ -26,22 +26,25 @@ def data(refund):
     client_actions.open_action("brief-1", call_id="newest", name="archive", arguments={})
 
 
+def listed(response):
+    """The primary keys of the rows a change list shows, read off their change links."""
+    links = parse(response).all("#result_list tbody tr th a")
+    return [re.match(r"/admin/\w+/\w+/([^/]+)/change/", link["href"])[1] for link in links]
+
+
 def test_sessions_can_be_searched_and_filtered(admin_client, data):
-    html = text_of(admin_client.get("/admin/history/session/", {"q": "battery"}))
-    assert "brief-1" in html and "refund-1" not in html
-    html = text_of(admin_client.get("/admin/history/session/", {"agent": "supportAgent"}))
-    assert "refund-1" in html and "brief-1" not in html
-    html = text_of(admin_client.get("/admin/history/session/", {"run_status": "waiting_for_client_action"}))
-    assert "refund-1" in html and "brief-1" in html
+    assert listed(admin_client.get("/admin/history/session/", {"q": "battery"})) == ["brief-1"]
+    assert listed(admin_client.get("/admin/history/session/", {"agent": "supportAgent"})) == ["refund-1"]
+    waiting = listed(admin_client.get("/admin/history/session/", {"run_status": "waiting_for_client_action"}))
+    assert sorted(waiting) == ["brief-1", "refund-1"]
     sessions.update("brief-1", status="completed")
-    html = text_of(admin_client.get("/admin/history/session/", {"status__exact": "completed"}))
-    assert "brief-1" in html and "refund-1" not in html
+    assert listed(admin_client.get("/admin/history/session/", {"status__exact": "completed"})) == ["brief-1"]
 
 
 def test_editing_a_session_goes_through_the_domain_and_raises_its_version(admin_client, data):
     before = Session.objects.get(pk="brief-1").version
-    page = text_of(admin_client.get("/admin/history/session/brief-1/change/"))
-    assert "Open the timeline" in page
+    page = parse(admin_client.get("/admin/history/session/brief-1/change/"))
+    assert page.link("Open the timeline")["href"] == "/sessions/brief-1/"
     response = admin_client.post(
         "/admin/history/session/brief-1/change/",
         {
@@ -68,12 +71,12 @@ def test_metadata_that_is_not_a_flat_object_is_refused(admin_client, data):
         },
     )
     assert response.status_code == 200
-    assert "metadata must be an object whose values are strings" in text_of(response)
+    assert "metadata must be an object whose values are strings" in parse(response).text(".errorlist")
     assert Session.objects.get(pk="brief-1").metadata == {}
 
 
 def test_deleting_a_session_removes_all_it_owns(admin_client, data):
-    confirmation = text_of(admin_client.get("/admin/history/session/brief-1/delete/"))
+    confirmation = parse(admin_client.get("/admin/history/session/brief-1/delete/")).text("#content")
     assert "Items: 1" in confirmation and "Client actions: 2" in confirmation
     response = admin_client.post("/admin/history/session/brief-1/delete/", {"post": "yes"})
     assert response.status_code == 302
@@ -83,18 +86,19 @@ def test_deleting_a_session_removes_all_it_owns(admin_client, data):
 
 def test_items_are_shown_as_pretty_json_and_cannot_be_changed(admin_client, data):
     item = Item.objects.get(session_id="brief-1", item_key="m1")
-    html = text_of(admin_client.get(f"/admin/history/item/{item.pk}/change/"))
-    assert "<pre>{\n  &quot;id&quot;: &quot;m1&quot;,\n  &quot;role&quot;: &quot;user&quot;," in html
-    assert "Summarise &lt;b&gt;battery&lt;/b&gt; rules." in html
-    assert 'name="_save"' not in html
+    page = parse(admin_client.get(f"/admin/history/item/{item.pk}/change/"))
+    [value] = [pre.exact_text() for pre in page.all("pre") if '"id": "m1"' in pre.exact_text()]
+    assert value.startswith('{\n  "id": "m1",\n  "role": "user",')
+    assert "Summarise <b>battery</b> rules." in value and not page.all("b:-soup-contains('battery')")
+    assert not page.all("[name=_save]")
     assert admin_client.get("/admin/history/item/add/").status_code == 403
     response = admin_client.post(f"/admin/history/item/{item.pk}/change/", {"data": "{}"})
     assert response.status_code == 403 and Item.objects.get(pk=item.pk).value["id"] == "m1"
 
 
 def test_client_actions_list_the_waiting_ones_first(admin_client, data):
-    html = text_of(admin_client.get("/admin/history/clientaction/"))
-    order = re.findall(r'<th class="field-name"><a href="[^"]+">([^<]+)</a>', html)
+    page = parse(admin_client.get("/admin/history/clientaction/"))
+    order = [link.text() for link in page.all("#result_list tbody tr th.field-name a")]
     assert order[:2] == ["request_human_approval", "archive"] and order[2] == "publish"
 
 
@@ -108,7 +112,7 @@ def test_the_admin_approves_through_the_domain_as_the_admin_user(admin_client, d
         },
         follow=True,
     )
-    assert "Approved 1 client action." in text_of(response)
+    assert parse(response).text(".messagelist") == "Approved 1 client action."
     action = client_actions.get("refund-1", "call_refund")
     assert action.status == "approved" and action.resolved_by == "root"
     assert action.approved_arguments == {"amount": 750, "currency": "USD"}
@@ -126,9 +130,9 @@ def test_the_admin_reject_action_reports_what_it_could_not_decide(admin_client, 
         },
         follow=True,
     )
-    html = text_of(response)
-    assert "Rejected 1 client action." in html
-    assert "Client action &#x27;call_refund&#x27; was already resolved differently." in html
+    messages = [message.text() for message in parse(response).all(".messagelist li")]
+    assert "Rejected 1 client action." in messages
+    assert "Client action 'call_refund' was already resolved differently." in messages
     assert client_actions.get("brief-1", "newest").status == "rejected"
     assert client_actions.get("refund-1", "call_refund").status == "approved"
 
@@ -138,8 +142,8 @@ def test_a_staff_member_without_the_permission_gets_no_decision_actions(db, data
     staff.user_permissions.add(Permission.objects.get(codename="view_clientaction"))
     client = Client()
     client.force_login(staff)
-    html = text_of(client.get("/admin/history/clientaction/"))
-    assert 'value="approve"' not in html
+    page = parse(client.get("/admin/history/clientaction/"))
+    assert page.all("#result_list") and not page.all("[value=approve], [value=reject]")
     client.post(
         "/admin/history/clientaction/",
         {"action": "approve", "_selected_action": [ClientAction.objects.get(call_id="newest").pk]},
@@ -148,21 +152,26 @@ def test_a_staff_member_without_the_permission_gets_no_decision_actions(db, data
 
 
 def issued_key(response):
-    return re.search(
-        r'<input type="text" id="issued-key" readonly size="60" value="(hh_[A-Za-z0-9_-]+)"', text_of(response)
-    )[1]
+    shown = parse(response).one("input#issued-key")
+    assert shown.get("readonly") == "" and re.fullmatch(r"hh_[A-Za-z0-9_-]+", shown["value"])
+    return shown["value"]
+
+
+def anywhere_in(response):
+    """The answer's raw text: a key must appear nowhere in it, neither as text nor in any attribute."""
+    return response.content.decode()
 
 
 def test_a_new_api_key_is_shown_once_on_the_answer_to_the_add_and_only_its_hash_is_kept(admin_client, db):
-    page = text_of(admin_client.get("/admin/apikeys/apikey/add/"))
-    assert 'name="key_hash"' not in page and 'name="prefix"' not in page
+    form = parse(admin_client.get("/admin/apikeys/apikey/add/")).one("form#apikey_form")
+    assert form.field("name") and not form.all("[name=key_hash], [name=prefix]")
     response = admin_client.post("/admin/apikeys/apikey/add/", {"name": "ci", "scope": "read"})
     assert response.status_code == 200 and "no-store" in response["Cache-Control"]
-    assert "Copy it now: only its hash is stored, so it cannot be shown again." in text_of(response)
+    assert "Copy it now: only its hash is stored, so it cannot be shown again." in parse(response).text()
     key = issued_key(response)
     api_key = ApiKey.objects.get(name="ci")
     assert api_key.key_hash == hash_key(key) and api_key.scope == "read"
-    assert key not in text_of(admin_client.get(f"/admin/apikeys/apikey/{api_key.pk}/change/"))
+    assert key not in anywhere_in(admin_client.get(f"/admin/apikeys/apikey/{api_key.pk}/change/"))
     assert ApiKey.authenticate(key) == api_key
 
 
@@ -172,7 +181,7 @@ def test_a_new_api_key_never_travels_in_a_cookie_a_message_or_a_log(admin_client
     key = issued_key(response)
     # The messages cookie is signed, not encrypted: nothing may be put in it.
     assert "messages" not in response.cookies
-    assert key not in text_of(admin_client.get("/admin/apikeys/apikey/"))
+    assert key not in anywhere_in(admin_client.get("/admin/apikeys/apikey/"))
     assert key not in caplog.text and ApiKey.authenticate(key).name == "ci"
 
 
@@ -191,13 +200,13 @@ def test_revoking_keys_stops_them_working(admin_client, db):
     response = admin_client.post(
         "/admin/apikeys/apikey/", {"action": "revoke", "_selected_action": [api_key.pk]}, follow=True
     )
-    assert "Revoked 1 API key." in text_of(response)
+    assert parse(response).text(".messagelist") == "Revoked 1 API key."
     assert ApiKey.authenticate(key) is None
 
 
 def test_operations_are_read_only(admin_client, data):
     transactions.apply("brief-1", "op-1", {"type": "append_items", "items": [{"role": "user", "content": "x"}]})
     operation = Operation.objects.get(operation_id="op-1")
-    html = text_of(admin_client.get(f"/admin/history/operation/{operation.pk}/change/"))
-    assert "&quot;append_items&quot;" in html and 'name="_save"' not in html
+    page = parse(admin_client.get(f"/admin/history/operation/{operation.pk}/change/"))
+    assert '"type": "append_items"' in page.text() and not page.all("[name=_save]")
     assert admin_client.get("/admin/history/operation/add/").status_code == 403

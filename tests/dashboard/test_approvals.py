@@ -1,4 +1,3 @@
-import re
 from datetime import timedelta
 
 import pytest
@@ -8,7 +7,8 @@ from django.utils import timezone
 from historyhub.dashboard.views import APPROVALS_PAGE_SIZE
 from historyhub.history import client_actions, sessions
 from historyhub.history.models import ClientAction
-from tests.dashboard.conftest import HTMX, post, text_of
+from tests.support.actors import HTMX, post
+from tests.support.html import parse
 
 URL = reverse("dashboard:approvals")
 DECIDE = reverse("dashboard:decide_selected")
@@ -30,28 +30,34 @@ def status(session_id, call_id):
 
 
 def test_it_lists_every_waiting_action_oldest_first_with_session_agent_arguments_and_age(viewer_client, inbox):
-    html = text_of(viewer_client.get(URL))
-    titles = re.findall(r'<h2 class="approval-title">([^<]+) <code', html)
-    assert titles == ["issue refund", "send invoice"]
-    first = html[html.index('class="approval-title">issue refund') : html.index("</li>")]
-    assert '<a href="/sessions/s-old/">The older one</a>' in first
-    assert "supportAgent" in first and "&quot;amount&quot;: 750" in first
-    assert "asked 3\xa0hours ago" in first
-    assert "close account" not in html
+    page = parse(viewer_client.get(URL))
+    approvals = page.all("li.approval")
+    assert [approval.text("h2.approval-title") for approval in approvals] == ["issue refund a1", "send invoice b/1"]
+    first = approvals[0]
+    assert first.link("The older one")["href"] == "/sessions/s-old/"
+    assert first.text(".agent") == "supportAgent" and '"amount": 750' in first.one("pre.json").exact_text()
+    assert first.text("time") == "asked 3 hours ago"
+    assert "close account" not in page.text()
 
 
 def test_a_viewer_reads_the_inbox_without_any_way_to_decide(viewer_client, inbox):
-    html = text_of(viewer_client.get(URL))
-    assert "issue refund" in html
-    assert "Approve" not in html and "Reject" not in html and 'type="checkbox"' not in html
+    approvals = parse(viewer_client.get(URL)).one("#approval-list")
+    assert "issue refund a1" in approvals.text()
+    assert not approvals.all("form, button, input[type=checkbox]")
+    assert "Approve" not in approvals.text() and "Reject" not in approvals.text()
 
 
 def test_an_approver_gets_inline_buttons_and_a_bulk_form(approver_client, inbox):
-    html = text_of(approver_client.get(URL))
-    assert html.count(">Approve</button>") == 3 and html.count(">Reject</button>") == 3
-    assert '<input type="checkbox" class="select" id="select-' in html
-    assert 'value="s-old/a1" form="bulk-decision"' in html and 'value="s-new/b/1" form="bulk-decision"' in html
-    assert '<script src="/static/js/approvals.js" defer></script>' in html
+    page = parse(approver_client.get(URL))
+    assert len(page.buttons("Approve", value="approve")) == 3 and len(page.buttons("Reject", value="reject")) == 3
+    assert page.one("form#bulk-decision").button("Approve")
+    boxes = page.all("li.approval input[type=checkbox].select")
+    assert [(box["value"], box["form"]) for box in boxes] == [
+        ("s-old/a1", "bulk-decision"),
+        ("s-new/b/1", "bulk-decision"),
+    ]
+    assert all(box["id"].startswith("select-") for box in boxes)
+    assert page.one("script[src='/static/js/approvals.js']").get("defer") == ""
 
 
 def test_approving_one_inline_resolves_it_as_the_approver(approver_client, inbox):
@@ -62,10 +68,12 @@ def test_approving_one_inline_resolves_it_as_the_approver(approver_client, inbox
     action = client_actions.get("s-new", "b/1")
     assert action.status == "approved" and action.resolved_by == "owner" and action.comment == "fine"
     assert action.approved_arguments == {"to": "chen@example.com"}
-    html = text_of(response)
-    assert html.lstrip().startswith('<section id="approval-list"')
-    assert "Approved 1 action." in html and "send invoice" not in html and "issue refund" in html
-    assert 'title="1 waiting for a person">1</span>' in html and 'hx-swap-oob="true"' in html
+    page = parse(response)
+    assert page.children[0]["id"] == "approval-list"
+    assert page.text("#approval-messages") == "Approved 1 action."
+    assert [approval.text("h2.approval-title") for approval in page.all("li.approval")] == ["issue refund a1"]
+    count = page.one("#inbox-count")
+    assert (count.text(), count["title"], count["hx-swap-oob"]) == ("1", "1 waiting for a person", "true")
     assert status("s-old", "a1") == "waiting"
 
 
@@ -76,8 +84,9 @@ def test_selected_actions_are_rejected_together_with_one_comment(approver_client
         {"selected": ["s-old/a1", "s-new/b/1"], "decision": "reject", "comment": "Not today."},
         htmx=True,
     )
-    assert "Rejected 2 actions." in text_of(response)
-    assert "Nothing is waiting for a person." in text_of(response)
+    page = parse(response)
+    assert page.text("#approval-messages") == "Rejected 2 actions."
+    assert page.text("#approval-list .empty") == "Nothing is waiting for a person."
     for session_id, call_id in (("s-old", "a1"), ("s-new", "b/1")):
         action = client_actions.get(session_id, call_id)
         assert action.status == "rejected" and action.comment == "Not today." and action.resolved_by == "owner"
@@ -87,8 +96,9 @@ def test_an_action_decided_meanwhile_is_reported_and_none_of_the_selection_is_de
     client_actions.decide("s-old", "a1", decision="reject", resolved_by="colleague")
     response = post(approver_client, DECIDE, {"selected": ["s-old/a1", "s-new/b/1"], "decision": "approve"}, htmx=True)
     assert response.status_code == 409
-    assert "Client action &#x27;a1&#x27; was already resolved differently. Nothing was decided." in text_of(response)
-    assert "Approved" not in text_of(response)
+    page = parse(response)
+    assert "Client action 'a1' was already resolved differently. Nothing was decided." in page.text()
+    assert "Approved" not in page.text()
     assert status("s-new", "b/1") == "waiting" and status("s-old", "a1") == "rejected"
 
 
@@ -97,15 +107,15 @@ def test_a_selection_with_one_key_no_action_can_have_is_refused_whole_before_any
     approver_client, inbox, bad
 ):
     response = post(approver_client, DECIDE, {"selected": ["s-old/a1", bad], "decision": "reject"}, htmx=True)
-    assert response.status_code == 422 and "That is not a client action." in text_of(response)
+    assert response.status_code == 422 and "That is not a client action." in parse(response).text()
     assert status("s-old", "a1") == "waiting" and status("s-new", "b/1") == "waiting"
 
 
 def test_a_selection_naming_a_missing_action_decides_none_of_the_others(approver_client, inbox):
     response = post(approver_client, DECIDE, {"selected": ["s-old/a1", "s-new/b/1", "s-old/zzz"], "decision": "reject"})
     assert response.status_code == 302
-    html = text_of(approver_client.get(response["Location"]))
-    assert "Client action &#x27;zzz&#x27; was not found in session &#x27;s-old&#x27;. Nothing was decided." in html
+    page = parse(approver_client.get(response["Location"]))
+    assert "Client action 'zzz' was not found in session 's-old'. Nothing was decided." in page.text(".messages")
     assert status("s-old", "a1") == "waiting" and status("s-new", "b/1") == "waiting"
 
 
@@ -119,13 +129,13 @@ def test_a_selection_naming_a_missing_action_decides_none_of_the_others(approver
 )
 def test_a_bulk_decision_that_cannot_be_understood_changes_nothing(approver_client, inbox, data, message):
     response = post(approver_client, DECIDE, data, htmx=True)
-    assert response.status_code == 422 and message in text_of(response)
+    assert response.status_code == 422 and message in parse(response).text()
     assert status("s-old", "a1") == "waiting" and status("s-new", "b/1") == "waiting"
 
 
 def test_an_action_that_does_not_exist_is_reported(approver_client, inbox):
-    html = text_of(post(approver_client, DECIDE, {"selected": "s-old/zzz", "decision": "approve"}, htmx=True))
-    assert "Client action &#x27;zzz&#x27; was not found in session &#x27;s-old&#x27;." in html
+    page = parse(post(approver_client, DECIDE, {"selected": "s-old/zzz", "decision": "approve"}, htmx=True))
+    assert "Client action 'zzz' was not found in session 's-old'." in page.text()
 
 
 def test_a_viewers_forged_bulk_decision_is_forbidden(viewer_client, inbox):
@@ -141,34 +151,36 @@ def test_a_bulk_decision_without_the_csrf_token_is_refused(approver_client, inbo
 def test_without_javascript_a_decision_redirects_to_the_inbox_with_a_message(approver_client, inbox):
     response = post(approver_client, DECIDE, {"selected": "s-old/a1", "decision": "approve", "page": 1})
     assert response.status_code == 302 and response["Location"] == "/approvals/?page=1"
-    assert "Approved 1 action." in text_of(approver_client.get(response["Location"]))
+    assert parse(approver_client.get(response["Location"])).text(".messages") == "Approved 1 action."
 
 
 def test_the_list_refreshes_on_a_live_change_and_gets_204_until_the_inbox_changes(approver_client, inbox):
-    html = text_of(approver_client.get(URL))
-    poll = re.search(r'<section id="approval-list"[^>]*hx-get="([^"]+)" hx-trigger="sse:changed"', html).group(1)
-    poll = poll.replace("&amp;", "&")
+    approvals = parse(approver_client.get(URL)).one("#approval-list")
+    assert approvals["hx-trigger"] == "sse:changed"
+    poll = approvals["hx-get"]
     assert approver_client.get(poll, headers=HTMX).status_code == 204
     client_actions.open_action("s-old", call_id="a3", name="ship_replacement", arguments={})
-    changed = text_of(approver_client.get(poll, headers=HTMX))
-    assert "ship replacement" in changed
+    changed = parse(approver_client.get(poll, headers=HTMX))
+    assert "ship replacement a3" in [title.text() for title in changed.all("h2.approval-title")]
     # A poll keeps what the person typed or ticked: the inputs carry hx-preserve.
-    assert re.search(r'id="comment-\d+" name="comment" placeholder="Comment \(optional\)" hx-preserve>', changed)
-    assert re.search(r'id="select-\d+"[^>]*hx-preserve>', changed)
+    for approval in changed.all("li.approval"):
+        comment = approval.field("comment")
+        assert comment["placeholder"] == "Comment (optional)" and comment.get("hx-preserve") == ""
+        assert approval.one("input[type=checkbox].select").get("hx-preserve") == ""
 
 
 def test_after_a_decision_the_inputs_start_empty(approver_client, inbox):
-    html = text_of(post(approver_client, DECIDE, {"selected": "s-old/a1", "decision": "approve"}, htmx=True))
-    assert "hx-preserve" not in html
+    page = parse(post(approver_client, DECIDE, {"selected": "s-old/a1", "decision": "approve"}, htmx=True))
+    assert page.all("li.approval input") and not page.all("[hx-preserve]")
 
 
 def test_the_inbox_is_paged_and_deciding_the_last_action_of_a_page_shows_the_page_before(approver_client, db):
     sessions.ensure(agent="bulk", session_id="many")
     for number in range(APPROVALS_PAGE_SIZE + 1):
         client_actions.open_action("many", call_id=f"c{number:03d}", name="step", arguments={"n": number})
-    second = text_of(approver_client.get(URL, {"page": 2}))
-    assert "Page 2 of 2" in second and second.count('class="approval"') == 1
-    html = text_of(
+    second = parse(approver_client.get(URL, {"page": 2}))
+    assert second.text(".page-of").startswith("Page 2 of 2") and len(second.all("li.approval")) == 1
+    page = parse(
         post(
             approver_client,
             DECIDE,
@@ -176,4 +188,4 @@ def test_the_inbox_is_paged_and_deciding_the_last_action_of_a_page_shows_the_pag
             htmx=True,
         )
     )
-    assert html.count('class="approval"') == APPROVALS_PAGE_SIZE and "Page 2 of" not in html
+    assert len(page.all("li.approval")) == APPROVALS_PAGE_SIZE and "Page 2 of" not in page.text()

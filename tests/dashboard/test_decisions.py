@@ -4,7 +4,9 @@ import pytest
 
 from historyhub.history import client_actions
 from historyhub.history.models import TimelineEntry
-from tests.dashboard.conftest import decision_url, post, text_of
+from tests.support.actors import post
+from tests.support.html import parse
+from tests.support.readers import decision_url
 
 
 def action():
@@ -29,15 +31,19 @@ def test_an_approver_approves_with_a_comment_and_edited_arguments(approver_clien
     assert decided.arguments == {"amount": 750, "currency": "USD"}
     assert decided.approved_arguments == {"amount": 700, "currency": "USD"}
 
-    html = text_of(response)
-    card = html[: html.index("</article>")]
-    assert card.lstrip().startswith('<article id="entry-')
-    assert '<span class="badge state-approved">approved</span>' in card and "<dt>By</dt><dd>owner</dd>" in card
-    assert "Photo checks out." in card and ">Approve</button>" not in card
+    page = parse(response)
+    card = page.children[0]
+    assert card.tag == "article" and card["id"].startswith("entry-")
+    status = card.one("summary .badge")
+    assert status.text() == "approved" and "state-approved" in status.classes
+    resolution = card.one("dl.resolution").terms()
+    assert resolution["By"] == "owner" and resolution["Comment"] == "Photo checks out."
+    assert not card.buttons("Approve")
     # The same answer refreshes the header and the navigation's count, out of band.
-    assert '<header id="session-header" class="session-header" hx-swap-oob="true">' in html
-    assert '<span id="inbox-count" class="count" hx-get="/approvals/count/?since=0"' in html
-    assert 'hx-swap-oob="true" title="0 waiting for a person">0</span>' in html
+    assert page.one("#session-header")["hx-swap-oob"] == "true"
+    count = page.one("#inbox-count")
+    assert (count["hx-get"], count["hx-swap-oob"]) == ("/approvals/count/?since=0", "true")
+    assert (count.text(), count["title"]) == ("0", "0 waiting for a person")
 
 
 def test_approving_with_untouched_arguments_keeps_them(approver_client, refund):
@@ -65,7 +71,7 @@ def test_an_approver_rejects_and_the_arguments_box_is_ignored(approver_client, r
 @pytest.mark.parametrize(
     "arguments, message",
     [
-        ('{"amount": 700', "The arguments are not valid JSON: Expecting &#x27;,&#x27; delimiter at line 1, column 15."),
+        ('{"amount": 700', "The arguments are not valid JSON: Expecting ',' delimiter at line 1, column 15."),
         ("[1, 2]", "The arguments must be a JSON object"),
         ('{"amount": NaN}', "The arguments are not valid JSON: NaN is not a JSON number."),
     ],
@@ -80,10 +86,14 @@ def test_arguments_that_are_not_a_json_object_get_a_clear_error_and_change_nothi
         htmx=True,
     )
     assert response.status_code == 422
-    html = text_of(response)
-    assert message in html and 'aria-invalid="true"' in html
+    form = parse(response).one("form.decision")
+    error = form.one(".field-error")
+    box = form.field("arguments")
+    assert message in error.text() and error["role"] == "alert"
+    assert (box["aria-invalid"], box["aria-describedby"]) == ("true", error["id"])
     # What the person typed stays in the form so they can fix it.
-    assert ">Approve</button>" in html and "ok</textarea>" in html
+    assert form.button("Approve") and form.field("comment").exact_text() == "ok"
+    assert box.exact_text() == arguments
     assert action().status == "waiting"
 
 
@@ -115,8 +125,9 @@ def test_deciding_what_someone_else_already_decided_shows_why_and_the_outcome(ap
     client_actions.decide("refund-1", "call_refund", decision="reject", resolved_by="colleague")
     response = post(approver_client, decision_url("refund-1", "call_refund"), {"decision": "approve"}, htmx=True)
     assert response.status_code == 409
-    html = text_of(response)
-    assert "was already resolved differently" in html and "colleague" in html
+    card = parse(response).one("article.entry")
+    assert "was already resolved differently" in card.text()
+    assert card.one("dl.resolution").terms()["By"] == "colleague"
     assert action().status == "rejected"
 
 
@@ -126,14 +137,14 @@ def test_without_javascript_a_decision_redirects_back_to_the_card_with_a_message
     assert response.status_code == 302
     entry_id = url.split("/entries/")[1].split("/")[0]
     assert response["Location"] == f"/sessions/refund-1/#entry-{entry_id}"
-    assert "Decision recorded." in text_of(approver_client.get(response["Location"]))
+    assert "Decision recorded." in parse(approver_client.get(response["Location"])).text(".messages")
     assert action().approved_arguments == {}
 
 
 def test_without_javascript_an_error_comes_back_as_a_message(approver_client, refund):
     response = post(approver_client, decision_url("refund-1", "call_refund"), {"decision": "approve", "arguments": "{"})
     assert response.status_code == 302
-    assert "The arguments are not valid JSON" in text_of(approver_client.get(response["Location"]))
+    assert "The arguments are not valid JSON" in parse(approver_client.get(response["Location"])).text(".messages")
     assert action().status == "waiting"
 
 

@@ -3,7 +3,9 @@
 import time_machine
 
 from historyhub.history import client_actions, item_log
-from tests.dashboard.conftest import decision_url, post, text_of
+from tests.support.actors import post
+from tests.support.html import parse
+from tests.support.readers import decision_url
 
 CALL = {"type": "function_call", "call_id": "call_pay", "name": "pay_invoice", "arguments": '{"invoice": 42}'}
 
@@ -16,12 +18,12 @@ def gated_call(session_id="pay-1", **fields):
 def test_the_call_card_carries_the_approve_and_reject_buttons(approver_client, db):
     gated_call()
 
-    html = text_of(approver_client.get("/sessions/pay-1/"))
+    page = parse(approver_client.get("/sessions/pay-1/"))
 
-    assert html.count('class="card action') == 1
-    assert 'class="card client-action' not in html
-    assert ">Approve</button>" in html and ">Reject</button>" in html
-    assert "approval waiting" in html
+    card = page.one(".card.action")
+    assert not page.all(".card.client-action")
+    assert card.button("Approve") and card.button("Reject")
+    assert card.text("summary .badge[title=Approval]") == "approval waiting"
 
 
 def test_an_approver_decides_on_the_call_card(approver_client, db):
@@ -33,8 +35,9 @@ def test_an_approver_decides_on_the_call_card(approver_client, db):
 
     assert response.status_code == 200
     assert client_actions.get("pay-1", "call_pay").status == "rejected"
-    card = text_of(response)
-    assert "approval rejected" in card and "Paid." in card and ">Approve</button>" not in card
+    card = parse(response).one(".card.action")
+    assert card.text("summary .badge[title=Approval]") == "approval rejected"
+    assert card.one("dl.resolution").terms()["Comment"] == "Paid." and not card.buttons("Approve")
 
 
 def test_an_expired_approval_shows_expired_without_anyone_writing_it(approver_client, db):
@@ -42,7 +45,7 @@ def test_an_expired_approval_shows_expired_without_anyone_writing_it(approver_cl
         gated_call(expires_at="2026-12-01T12:05:00Z")
 
     with time_machine.travel("2026-12-01T12:06:00Z", tick=False):
-        html = text_of(approver_client.get("/sessions/pay-1/"))
+        card = parse(approver_client.get("/sessions/pay-1/")).one(".card.action")
 
-    assert "approval expired" in html and ">Approve</button>" not in html
+    assert card.text("summary .badge[title=Approval]") == "approval expired" and not card.buttons("Approve")
     assert client_actions.get("pay-1", "call_pay").status == "waiting"

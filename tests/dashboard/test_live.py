@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from historyhub import live
 from historyhub.history import client_actions, sessions
-from tests.servers import until
+from tests.support.waiting import until
 
 URL = reverse("dashboard:live")
 

@@ -8,8 +8,9 @@ from django.contrib.auth.models import User
 from django.db.models import F
 from django.test import Client
 
-from tests.api.wire import assert_error
-from tests.dashboard.conftest import HTMX, text_of
+from tests.support.actors import HTMX
+from tests.support.html import parse
+from tests.support.readers import assert_error
 
 LOGIN = "/accounts/login/"
 LOCKOUT_MESSAGE = (
@@ -47,9 +48,10 @@ def test_the_login_that_reaches_the_limit_locks_the_username_out_even_with_the_r
     response = log_in(client, "owner-password-1")
 
     assert response.status_code == 429 and response["Retry-After"] == str(15 * 60)
-    html = text_of(response)
-    assert f'<div class="notice error" role="alert"><p>{LOCKOUT_MESSAGE}</p></div>' in html
-    assert 'name="username"' in html and 'value="owner"' in html and 'name="next" value="/approvals/"' in html
+    page = parse(response)
+    notice = page.one(".notice.error")
+    assert notice["role"] == "alert" and notice.text() == LOCKOUT_MESSAGE
+    assert page.field("username")["value"] == "owner" and page.field("next")["value"] == "/approvals/"
     assert client.get("/").status_code == 302
 
 
@@ -115,7 +117,7 @@ def test_the_admin_login_is_locked_out_too(db):
         client.post("/admin/login/", credentials)
 
     response = client.post("/admin/login/", {**credentials, "password": "root-password-1"})
-    assert response.status_code == 429 and LOCKOUT_MESSAGE in text_of(response)
+    assert response.status_code == 429 and LOCKOUT_MESSAGE in parse(response).text()
 
 
 @pytest.mark.parametrize("limit", [1, 2])

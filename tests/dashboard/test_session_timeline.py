@@ -6,7 +6,8 @@ from django.urls import reverse
 
 from historyhub.dashboard.timeline import CHUNK_SIZE
 from historyhub.history import client_actions, item_log, sessions
-from tests.dashboard.conftest import HTMX, text_of
+from tests.support.actors import HTMX
+from tests.support.html import parse
 
 ANSWER = "Try this:\n```python\ndef main():\n    return 1\n```\nThen restart."
 
@@ -15,12 +16,22 @@ def page(client, session_id, **query):
     return client.get(reverse("dashboard:session", args=[session_id]), query)
 
 
-def entry_html(html, fragment):
-    """The <article> of the timeline entry that contains ``fragment``."""
-    for article in re.findall(r"<article id=\"entry-\d+\".*?</article>", html, re.DOTALL):
-        if fragment in article:
+def entry(page, text):
+    """The first timeline entry whose text contains ``text``."""
+    for article in page.all("article.entry"):
+        if text in article.text():
             return article
-    raise AssertionError(f"no entry contains {fragment!r}")
+    raise AssertionError(f"no entry contains {text!r}")
+
+
+def badge(card):
+    """The text and state class of the status badge in a card's head."""
+    badge = card.one("summary .badge, .card > .badge")
+    return badge.text(), [name for name in badge.classes if name.startswith("state-")]
+
+
+def messages(page):
+    return [paragraph.text() for paragraph in page.all("article.entry p.text")]
 
 
 @pytest.fixture
@@ -63,37 +74,36 @@ def test_an_unknown_session_is_not_found(viewer_client, db):
 
 
 def test_the_header_shows_the_snapshot(viewer_client, chat):
-    html = text_of(page(viewer_client, chat))
-    header = html[
-        html.index('<header id="session-header"') : html.index("</header>", html.index('id="session-header"'))
-    ]
-    assert "<h1>Espresso refund</h1>" in header
-    assert "chat-1" in header and "supportAgent" in header
-    assert '<span class="badge status-active" title="status">active</span>' in header
-    assert "<dt>customer</dt><dd>Ingrid</dd>" in header
-    assert "<dt>priority</dt><dd>2</dd>" in header and "<dt>vip</dt><dd>true</dd>" in header
-    assert "<dt>input</dt><dd>120</dd>" in header and "<dt>output</dt><dd>30</dd>" in header
+    header = parse(page(viewer_client, chat)).one("#session-header")
+    assert header.text("h1") == "Espresso refund"
+    status = header.one(".badge[title=status]")
+    assert status.text() == "active" and "status-active" in status.classes
+    facts = header.terms()
+    assert (facts["Session"], facts["Agent"]) == ("chat-1", "supportAgent")
+    assert (facts["customer"], facts["priority"], facts["vip"]) == ("Ingrid", "2", "true")
+    assert (facts["input"], facts["output"]) == ("120", "30")
 
 
 def test_messages_are_chat_bubbles_that_keep_line_breaks_and_code_blocks(viewer_client, chat):
-    html = text_of(page(viewer_client, chat))
-    user = entry_html(html, "My machine arrived broken.")
-    assert 'class="entry entry-message from-user"' in user
-    assert '<p class="text">My machine arrived broken.\nThe box was crushed.</p>' in user
-    assistant = entry_html(html, "Try this:")
-    assert "from-assistant" in assistant
-    assert '<pre class="code" data-language="python"><code>def main():\n    return 1</code></pre>' in assistant
-    assert '<p class="text">Then restart.</p>' in assistant
+    timeline = parse(page(viewer_client, chat))
+    user = entry(timeline, "My machine arrived broken.")
+    assert {"entry-message", "from-user"} <= set(user.classes)
+    assert user.one("p.text").exact_text() == "My machine arrived broken.\nThe box was crushed."
+    assistant = entry(timeline, "Try this:")
+    assert "from-assistant" in assistant.classes
+    code = assistant.one("pre.code")
+    assert code["data-language"] == "python" and code.one("code").exact_text() == "def main():\n    return 1"
+    assert [paragraph.exact_text() for paragraph in assistant.all("p.text")] == ["Try this:", "Then restart."]
 
 
 def test_an_action_is_a_collapsible_card_with_arguments_status_duration_and_output(viewer_client, chat):
-    card = entry_html(text_of(page(viewer_client, chat)), "lookup_order")
-    assert card.count("<details") == 1 and "<summary>" in card
-    assert '<span class="badge state-completed">completed</span>' in card
-    assert "1.5 s" in card
+    card = entry(parse(page(viewer_client, chat)), "lookup_order")
+    assert len(card.all("details")) == 1 and card.one("details > summary")
+    assert badge(card) == ("completed", ["state-completed"])
+    assert card.text(".duration") == "1.5 s"
     arguments = '{\n  "orderId": "A-7781",\n  "include": [\n    "items"\n  ]\n}'
-    assert arguments.replace('"', "&quot;") in card
-    assert '<pre class="output">delivered on Monday</pre>' in card
+    assert card.one("pre.json").exact_text() == arguments
+    assert card.one("pre.output").exact_text() == "delivered on Monday"
 
 
 def test_media_parts_render_as_images_players_and_links(viewer_client, db):
@@ -115,13 +125,20 @@ def test_media_parts_render_as_images_players_and_links(viewer_client, db):
             }
         ],
     )
-    html = entry_html(text_of(page(viewer_client, "media")), "x.png")
-    assert '<img src="https://cdn.example.com/x.png" alt="Image (image/png)" loading="lazy">' in html
-    assert '<audio controls preload="metadata" src="data:audio/wav;base64,UklGRg=="></audio>' in html
-    assert '<video controls preload="metadata" src="/static/clip.mp4"></video>' in html
-    assert '<a href="https://example.com/orders/7781" target="_blank" rel="noopener noreferrer">' in html
-    assert "<code>receipts/r.pdf</code>" in html
-    assert '<a href="https://files.example.com/r.pdf"' in html
+    media = parse(page(viewer_client, "media")).one("article.entry")
+    image = media.one("img")
+    assert (image["src"], image["alt"], image["loading"]) == (
+        "https://cdn.example.com/x.png",
+        "Image (image/png)",
+        "lazy",
+    )
+    for player, source in (("audio", "data:audio/wav;base64,UklGRg=="), ("video", "/static/clip.mp4")):
+        element = media.one(player)
+        assert (element["src"], element.get("controls"), element["preload"]) == (source, "", "metadata")
+    link = media.link("https://example.com/orders/7781")
+    assert (link["href"], link["target"], link["rel"]) == (link.text(), "_blank", "noopener noreferrer")
+    assert "receipts/r.pdf" in [code.text() for code in media.all("code")]
+    assert media.link("https://files.example.com/r.pdf")["href"] == "https://files.example.com/r.pdf"
 
 
 def test_only_web_data_and_site_urls_become_links_or_sources(viewer_client, db):
@@ -141,30 +158,36 @@ def test_only_web_data_and_site_urls_become_links_or_sources(viewer_client, db):
             }
         ],
     )
-    html = text_of(page(viewer_client, "urls"))
-    assert 'src="javascript' not in html and 'href=" javascript' not in html
-    assert 'href="data:' not in html and 'src="vbscript' not in html
-    assert "<code>javascript:window.__pwned=1</code>" in html
-    assert "<code>data:text/html,&lt;script&gt;alert(1)&lt;/script&gt;</code>" in html
+    timeline = parse(page(viewer_client, "urls"))
+    sources = [element["src"].strip() for element in timeline.all("[src]")]
+    targets = [element["href"].strip() for element in timeline.all("[href]")]
+    assert not [source for source in sources if source.startswith(("javascript", "vbscript"))]
+    assert not [target for target in targets if target.startswith(("javascript", "data:"))]
+    shown = [code.text() for code in timeline.all("article.entry code")]
+    assert "javascript:window.__pwned=1" in shown and "data:text/html,<script>alert(1)</script>" in shown
+    assert not timeline.all("script:-soup-contains('alert(1)')")
 
 
 def test_a_waiting_client_action_offers_approve_and_reject_to_an_approver(approver_client, refund):
-    card = entry_html(text_of(page(approver_client, "refund-1")), "request human approval")
-    assert '<span class="badge state-waiting">waiting</span>' in card
-    assert "Refund above the limit" in card
-    assert re.search(r'<button type="submit" name="decision" value="approve" class="approve">Approve</button>', card)
-    assert re.search(r'<button type="submit" name="decision" value="reject" class="reject">Reject</button>', card)
-    assert 'name="comment"' in card
-    assert '<textarea id="arguments-' in card and "{\n  &quot;amount&quot;: 750," in card
-    assert 'hx-target="closest .entry" hx-swap="outerHTML"' in card
-    assert 'name="csrfmiddlewaretoken"' in card
+    card = entry(parse(page(approver_client, "refund-1")), "request human approval")
+    assert badge(card) == ("waiting", ["state-waiting"])
+    assert card.text(".description") == "Refund above the limit"
+    form = card.one("form.decision")
+    for label, value in (("Approve", "approve"), ("Reject", "reject")):
+        button = form.button(label)
+        assert (button["type"], button["name"], button["value"]) == ("submit", "decision", value)
+    assert form.field("comment").tag == "textarea"
+    arguments = form.field("arguments")
+    assert arguments.tag == "textarea" and arguments.exact_text().startswith('{\n  "amount": 750,')
+    assert (form["hx-target"], form["hx-swap"]) == ("closest .entry", "outerHTML")
+    assert form.field("csrfmiddlewaretoken")
 
 
 def test_a_viewer_sees_the_waiting_action_but_no_buttons(viewer_client, refund):
-    card = entry_html(text_of(page(viewer_client, "refund-1")), "request human approval")
-    assert "&quot;amount&quot;: 750" in card
-    assert "Approve" not in card and "Reject" not in card and "<form" not in card
-    assert "only approvers decide" in card
+    card = entry(parse(page(viewer_client, "refund-1")), "request human approval")
+    assert '"amount": 750' in card.one("pre.json").exact_text()
+    assert not card.all("form, button, textarea") and "Approve" not in card.text() and "Reject" not in card.text()
+    assert "only approvers decide" in card.text()
 
 
 def test_a_resolved_client_action_shows_who_decided_when_why_and_both_arguments(viewer_client, refund):
@@ -176,46 +199,53 @@ def test_a_resolved_client_action_shows_who_decided_when_why_and_both_arguments(
         arguments={"amount": 700, "currency": "USD"},
         resolved_by="owner",
     )
-    card = entry_html(text_of(page(viewer_client, "refund-1")), "request human approval")
-    assert '<span class="badge state-approved">approved</span>' in card
-    assert "<dt>By</dt><dd>owner</dd>" in card
-    assert "Box photo checks out." in card
-    assert re.search(r"<dt>When</dt><dd><time datetime=\"[^\"]+\">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</time>", card)
-    assert "Requested arguments" in card and "&quot;amount&quot;: 750" in card
-    assert "Approved arguments" in card and "&quot;amount&quot;: 700" in card and ">edited</span>" in card
-    assert "<form" not in card
+    card = entry(parse(page(viewer_client, "refund-1")), "request human approval")
+    assert badge(card) == ("approved", ["state-approved"])
+    resolution = card.one("dl.resolution")
+    assert resolution.terms()["By"] == "owner" and resolution.terms()["Comment"] == "Box photo checks out."
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", resolution.terms()["When"])
+    assert resolution.one("time")["datetime"]
+    arguments = {
+        figure.text("figcaption"): figure.one("pre.json").exact_text() for figure in card.all(".compare figure")
+    }
+    assert '"amount": 750' in arguments["Requested arguments"]
+    assert '"amount": 700' in arguments["Approved arguments edited"]
+    assert card.text("figure.edited figcaption .badge") == "edited"
+    assert not card.all("form")
 
 
 def test_a_rejected_client_action_shows_no_approved_arguments(viewer_client, refund):
     client_actions.decide("refund-1", "call_refund", decision="reject", comment="Too much.", resolved_by="owner")
-    card = entry_html(text_of(page(viewer_client, "refund-1")), "request human approval")
-    assert '<span class="badge state-rejected">rejected</span>' in card
-    assert "Too much." in card and "Approved arguments" not in card
+    card = entry(parse(page(viewer_client, "refund-1")), "request human approval")
+    assert badge(card) == ("rejected", ["state-rejected"])
+    assert card.one("dl.resolution").terms()["Comment"] == "Too much."
+    assert [figure.text("figcaption") for figure in card.all(".compare figure")] == ["Requested arguments"]
 
 
 def test_a_result_supplied_by_the_client_shows_its_output(viewer_client, refund):
     client_actions.supply_result("refund-1", "call_refund", output={"refunded": True}, resolved_by="key:app")
-    card = entry_html(text_of(page(viewer_client, "refund-1")), "request human approval")
-    assert '<span class="badge state-completed">completed</span>' in card
-    assert "Result" in card and "&quot;refunded&quot;: true" in card
+    card = entry(parse(page(viewer_client, "refund-1")), "request human approval")
+    assert badge(card) == ("completed", ["state-completed"])
+    assert "Result" in [heading.text() for heading in card.all("h4")]
+    assert '"refunded": true' in card.one("pre.output").exact_text()
 
 
 def test_a_subagent_card_links_to_the_child_and_the_child_links_back(viewer_client, db):
     sessions.ensure(agent="researcher", session_id="parent")
     sessions.ensure(agent="sourceFinder", session_id="child", parent_session_id="parent", parent_call_id="call_sub")
-    card = entry_html(text_of(page(viewer_client, "parent")), "sourceFinder")
-    assert 'href="/sessions/child/"' in card and "Subagent" in card
-    assert '<span class="badge state-running">running</span>' in card
-    header = text_of(page(viewer_client, "child"))
-    assert 'Subagent of</dt><dd><a href="/sessions/parent/">parent</a>' in header
-    assert "call <code>call_sub</code>" in header
+    card = entry(parse(page(viewer_client, "parent")), "sourceFinder")
+    assert card.link("sourceFinder")["href"] == "/sessions/child/" and card.text(".card-kind") == "Subagent"
+    assert badge(card) == ("running", ["state-running"])
+    lineage = parse(page(viewer_client, "child")).one("#session-header .lineage")
+    assert lineage.text("dt") == "Subagent of" and lineage.link("parent")["href"] == "/sessions/parent/"
+    assert lineage.text("code") == "call_sub" and "call call_sub" in lineage.text()
 
 
 def test_a_subagent_item_naming_something_that_cannot_be_a_session_has_no_link(viewer_client, db):
     sessions.ensure(agent="a", session_id="odd")
     item_log.append("odd", [{"type": "subagent", "callId": "s1", "name": "helper", "childSessionId": "../../admin"}])
-    card = entry_html(text_of(page(viewer_client, "odd")), "helper")
-    assert "href=" not in card
+    card = entry(parse(page(viewer_client, "odd")), "helper")
+    assert not card.all("[href]")
 
 
 def test_skills_evaluations_and_the_completed_marker_render(viewer_client, db):
@@ -236,23 +266,17 @@ def test_skills_evaluations_and_the_completed_marker_render(viewer_client, db):
             {"type": "session_completed", "id": "done1", "summary": "All done."},
         ],
     )
-    html = text_of(page(viewer_client, "orcha"))
-    skill = entry_html(html, "refund_policy")
-    assert "Skill" in skill and "Loaded the refund policy." in skill
-    evaluation = entry_html(html, "answer quality")
-    assert re.search(
-        r"<td>helpfulness</td>\s*<td class=\"num\">0.90</td>\s*<td class=\"num\">0.70</td>\s*"
-        r"<td><span class=\"badge state-completed\">pass</span>",
-        evaluation,
-    )
-    assert re.search(
-        r"<td>accuracy</td>\s*<td class=\"num\">0.50</td>\s*<td class=\"num\">0.80</td>\s*"
-        r"<td><span class=\"badge state-failed\">fail</span>",
-        evaluation,
-    )
-    assert "1 of 2 passed" in evaluation
-    completed = entry_html(html, "Session completed")
-    assert "All done." in completed and 'class="marker completed"' in completed
+    timeline = parse(page(viewer_client, "orcha"))
+    skill = entry(timeline, "refund_policy")
+    assert skill.text(".card-kind") == "Skill" and "Loaded the refund policy." in skill.text()
+    evaluation = entry(timeline, "answer quality")
+    metrics = [[cell.text() for cell in row.all("td")] for row in evaluation.all("tbody tr")]
+    assert metrics == [["helpfulness", "0.90", "0.70", "pass"], ["accuracy", "0.50", "0.80", "fail"]]
+    results = [row.one(".badge").classes for row in evaluation.all("tbody tr")]
+    assert "state-completed" in results[0] and "state-failed" in results[1]
+    assert evaluation.text(".card-head .badge") == "1 of 2 passed"
+    completed = entry(timeline, "Session completed").one(".marker.completed")
+    assert completed["role"] == "separator" and "Session completed: All done." in completed.text()
 
 
 @pytest.fixture
@@ -263,30 +287,27 @@ def long_chat(db):
 
 
 def test_the_page_shows_the_newest_items_with_load_older_at_the_top(viewer_client, long_chat):
-    html = text_of(page(viewer_client, long_chat))
-    assert "message number 6<" in html and f"message number {CHUNK_SIZE + 5}<" in html
-    assert "message number 5<" not in html
-    link = re.search(
-        r'<a class="button secondary" href="([^"]+)"\s+hx-get="([^"]+)"\s+'
-        r'hx-target="closest .timeline-control" hx-swap="outerHTML">Load older</a>',
-        html,
-    )
-    assert link.group(1) == link.group(2) == "/sessions/long/?epoch=0&amp;until=5"
-    assert html.index("Load older") < html.index("message number 6<")
+    timeline = parse(page(viewer_client, long_chat))
+    assert messages(timeline) == [f"message number {n}" for n in range(6, CHUNK_SIZE + 6)]
+    link = timeline.link("Load older")
+    assert link["href"] == link["hx-get"] == "/sessions/long/?epoch=0&until=5"
+    assert (link["hx-target"], link["hx-swap"]) == ("closest .timeline-control", "outerHTML")
+    assert timeline.all(".timeline-control a, article.entry")[0] == link
 
 
 def test_load_older_answers_htmx_with_the_older_entries_only(viewer_client, long_chat):
-    html = text_of(viewer_client.get("/sessions/long/", {"epoch": 0, "until": 5}, headers=HTMX))
-    assert "<html" not in html and "session-header" not in html
-    assert [int(n) for n in re.findall(r"message number (\d+)<", html)] == [1, 2, 3, 4, 5]
-    assert "Start of the session" in html and "Load older" not in html
+    older = parse(viewer_client.get("/sessions/long/", {"epoch": 0, "until": 5}, headers=HTMX))
+    assert not older.all("html, body, #session-header")
+    assert messages(older) == [f"message number {n}" for n in range(1, 6)]
+    assert older.text(".marker.start") == "Start of the session" and not older.links("Load older")
 
 
 def test_load_older_without_javascript_is_a_whole_page_with_a_way_back(viewer_client, long_chat):
-    html = text_of(page(viewer_client, long_chat, epoch=0, until=5))
-    assert "<html" in html and "message number 1<" in html and "message number 6<" not in html
-    assert 'href="?epoch=0&amp;until=35">Newer' in html and "Back to the latest" in html
-    assert 'id="timeline-poll"' not in html
+    older = parse(page(viewer_client, long_chat, epoch=0, until=5))
+    assert older.one("html") and messages(older) == [f"message number {n}" for n in range(1, 6)]
+    assert older.link("Newer ›")["href"] == "?epoch=0&until=35"
+    assert older.link("Back to the latest")["href"] == "/sessions/long/"
+    assert not older.all("#timeline-poll")
 
 
 @pytest.mark.parametrize("query", [{"epoch": "x"}, {"until": "-1"}])
@@ -313,21 +334,20 @@ def compacted(db):
 
 
 def test_a_compaction_marker_heads_the_oldest_page_with_a_way_to_the_archive(viewer_client, compacted):
-    html = text_of(page(viewer_client, compacted))
-    assert "History compacted here" in html
-    assert "the question after compaction" in html and "the archived question" not in html
-    assert re.search(
-        r'hx-get="/sessions/compacted/\?epoch=0"\s+hx-target="closest .timeline-control" '
-        r'hx-swap="outerHTML">Show archived history</a>',
-        html,
-    )
-    assert "Start of the session" not in html
+    timeline = parse(page(viewer_client, compacted))
+    assert timeline.text(".marker.compaction").startswith("History compacted here.")
+    assert messages(timeline) == ["the question after compaction"] and "the archived question" not in timeline.text()
+    link = timeline.link("Show archived history")
+    assert link["hx-get"] == "/sessions/compacted/?epoch=0"
+    assert (link["hx-target"], link["hx-swap"]) == ("closest .timeline-control", "outerHTML")
+    assert "Start of the session" not in timeline.text()
 
 
 def test_the_archived_history_loads_in_place(viewer_client, compacted):
-    html = text_of(viewer_client.get("/sessions/compacted/", {"epoch": 0}, headers=HTMX))
-    assert "the archived question" in html and "Start of the session" in html
-    assert "the question after compaction" not in html
+    archived = parse(viewer_client.get("/sessions/compacted/", {"epoch": 0}, headers=HTMX))
+    assert messages(archived) == ["the archived question"]
+    assert archived.text(".marker.start") == "Start of the session"
+    assert "the question after compaction" not in archived.text()
 
 
 def test_agent_text_is_escaped_everywhere_on_the_timeline(viewer_client, db):
@@ -346,9 +366,16 @@ def test_agent_text_is_escaped_everywhere_on_the_timeline(viewer_client, db):
     client_actions.open_action(
         "xss", call_id="x2", name="approve_this", arguments={"text": payload}, description=payload
     )
-    html = text_of(page(viewer_client, "xss"))
-    assert "<script>window" not in html and "<img src=x" not in html
-    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;" in html
+    timeline = parse(page(viewer_client, "xss"))
+    # Escaped, the payload is text wherever it shows; unescaped, it would be a script and an image that run it.
+    assert not timeline.all("script:-soup-contains('__pwned'), img[onerror], [onerror]")
+    header = timeline.one("#session-header")
+    assert header.text("h1") == payload and header.terms()["note"] == payload
+    assert messages(timeline) == [payload]
+    assert payload in [card.text("strong.name") for card in timeline.all("details.action")]
+    assert payload in [output.exact_text() for output in timeline.all("pre.output")]
+    assert payload in [cell.text() for cell in timeline.all(".card.evaluation td")]
+    assert timeline.text(".description") == payload
 
 
 def test_a_tool_output_holding_json_is_pretty_printed(viewer_client, db):
@@ -360,8 +387,8 @@ def test_a_tool_output_holding_json_is_pretty_printed(viewer_client, db):
             {"type": "function_call_output", "call_id": "c1", "output": '{"orders": 3, "customer": "Alice"}'},
         ],
     )
-    card = entry_html(text_of(page(viewer_client, "json-output")), "lookup")
-    assert '<pre class="output">{\n  &quot;orders&quot;: 3,\n  &quot;customer&quot;: &quot;Alice&quot;\n}</pre>' in card
+    card = entry(parse(page(viewer_client, "json-output")), "lookup")
+    assert card.one("pre.output").exact_text() == '{\n  "orders": 3,\n  "customer": "Alice"\n}'
 
 
 def test_a_client_action_the_agent_wrote_as_settled_shows_its_outcome_without_buttons(viewer_client, db):
@@ -369,6 +396,6 @@ def test_a_client_action_the_agent_wrote_as_settled_shows_its_outcome_without_bu
     item_log.append(
         "odd-types", [{"type": "client_action", "callId": "done-1", "name": "notify", "status": "completed"}]
     )
-    card = entry_html(text_of(page(viewer_client, "odd-types")), "notify")
-    assert '<span class="badge state-completed">completed</span>' in card
-    assert "&quot;status&quot;: &quot;completed&quot;" in card and "<form" not in card
+    card = entry(parse(page(viewer_client, "odd-types")), "notify")
+    assert badge(card) == ("completed", ["state-completed"])
+    assert '"status": "completed"' in card.one("pre.json").exact_text() and not card.all("form")

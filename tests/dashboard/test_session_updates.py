@@ -1,21 +1,24 @@
-import re
-
 import pytest
 from django.urls import reverse
 
 from historyhub.dashboard.timeline import CHUNK_SIZE
 from historyhub.history import client_actions, item_log, sessions
 from historyhub.history.models import TimelineEntry
-from tests.dashboard.conftest import HTMX, text_of
+from tests.support.actors import HTMX
+from tests.support.html import parse
+
+APPENDED = "[hx-swap-oob='beforeend:#timeline']"
 
 
-def poll_url(html):
-    return re.search(r'<div id="timeline-poll" hidden hx-get="([^"]+)"', html).group(1).replace("&amp;", "&")
+def poll_url(page):
+    """Where the hidden poller asks for what changed since the page, or the last answer, was drawn."""
+    poll = page.one("#timeline-poll")
+    assert poll.get("hidden") == ""
+    return poll["hx-get"]
 
 
 def open_page(client, session_id):
-    response = client.get(reverse("dashboard:session", args=[session_id]))
-    return poll_url(text_of(response))
+    return poll_url(parse(client.get(reverse("dashboard:session", args=[session_id]))))
 
 
 @pytest.fixture
@@ -55,41 +58,44 @@ def test_new_items_are_appended_and_changed_ones_replaced(viewer_client, live):
             {"role": "assistant", "content": "the answer"},
         ],
     )
-    html = text_of(viewer_client.get(url, headers=HTMX))
-    appended_at = html.index('<div hx-swap-oob="beforeend:#timeline">')
-    replaced = re.search(
-        r'<article id="entry-\d+" class="entry entry-action" hx-swap-oob="true">.*?</article>', html, re.DOTALL
-    )
-    assert appended_at < html.index("the answer") < replaced.start()
-    assert "three results" in replaced.group(0) and "state-completed" in replaced.group(0)
-    assert "first question" not in html
+    page = parse(viewer_client.get(url, headers=HTMX))
+    appended = page.one(APPENDED)
+    replaced = page.one("article.entry-action[hx-swap-oob=true]")
+    assert [entry.text("p.text") for entry in appended.all("article.entry")] == ["the answer"]
+    assert page.children.index(appended) < page.children.index(replaced)
+    assert "three results" in replaced.text() and "state-completed" in replaced.one("summary .badge").classes
+    assert "first question" not in page.text()
     # The answer brings the header, and a fresh cursor that finds nothing new next time.
-    assert 'id="session-header" class="session-header" hx-swap-oob="true"' in html
-    next_url = poll_url(html)
+    assert page.one("#session-header")["hx-swap-oob"] == "true"
+    next_url = poll_url(page)
     assert viewer_client.get(next_url, headers=HTMX).status_code == 204
 
 
 def test_a_new_waiting_client_action_shows_up_with_its_buttons(approver_client, live):
     url = open_page(approver_client, live)
     client_actions.open_action(live, call_id="ok1", name="send_email", arguments={"to": "a@example.com"})
-    html = text_of(approver_client.get(url, headers=HTMX))
-    assert "send email" in html and ">Approve</button>" in html
-    assert '<span class="badge waiting-count">1 waiting</span>' in html
+    page = parse(approver_client.get(url, headers=HTMX))
+    [card] = page.one(APPENDED).all("article.entry")
+    assert card.text("summary .name") == "send email" and card.button("Approve")
+    assert page.text("#session-header .badge.waiting-count") == "1 waiting"
 
 
 def test_a_card_resolved_elsewhere_is_redrawn_without_its_buttons(approver_client, refund):
     url = open_page(approver_client, "refund-1")
     client_actions.decide("refund-1", "call_refund", decision="reject", resolved_by="someone-else")
-    html = text_of(approver_client.get(url, headers=HTMX))
-    assert "someone-else" in html and ">Approve</button>" not in html
+    page = parse(approver_client.get(url, headers=HTMX))
+    card = page.one("article.entry[hx-swap-oob=true]")
+    assert card.one("dl.resolution").terms()["By"] == "someone-else" and not page.buttons("Approve")
 
 
 def test_an_empty_timeline_drops_its_placeholder_when_the_first_item_arrives(viewer_client, db):
     sessions.ensure(agent="a", session_id="empty")
     url = open_page(viewer_client, "empty")
     item_log.append("empty", [{"role": "user", "content": "hello"}])
-    html = text_of(viewer_client.get(url, headers=HTMX))
-    assert '<p id="timeline-empty" hx-swap-oob="delete"></p>' in html and "hello" in html
+    page = parse(viewer_client.get(url, headers=HTMX))
+    placeholder = page.one("#timeline-empty")
+    assert placeholder["hx-swap-oob"] == "delete" and placeholder.text() == ""
+    assert page.one(APPENDED).text("p.text") == "hello"
 
 
 @pytest.mark.parametrize(
@@ -105,10 +111,11 @@ def test_an_empty_timeline_drops_its_placeholder_when_the_first_item_arrives(vie
 def test_removed_or_remade_entries_redraw_the_newest_chunk(viewer_client, live, change):
     url = open_page(viewer_client, live)
     change()
-    html = text_of(viewer_client.get(url, headers=HTMX))
-    assert '<section id="timeline" class="timeline" aria-label="Timeline" hx-swap-oob="true">' in html
-    assert "beforeend:#timeline" not in html
-    assert viewer_client.get(poll_url(html), headers=HTMX).status_code == 204
+    page = parse(viewer_client.get(url, headers=HTMX))
+    timeline = page.one("section#timeline")
+    assert (timeline["hx-swap-oob"], timeline["aria-label"]) == ("true", "Timeline")
+    assert not page.all(APPENDED)
+    assert viewer_client.get(poll_url(page), headers=HTMX).status_code == 204
 
 
 @pytest.mark.parametrize("query", ["", "?since=x&epoch=0&seq=0&pk=0", "?since=1&epoch=0&seq=-1&pk=0"])

@@ -5,19 +5,27 @@ from django.urls import reverse
 
 from historyhub.dashboard.views import SESSIONS_COUNT_LIMIT, SESSIONS_PAGE_SIZE
 from historyhub.history import client_actions, item_log, sessions
-from tests.dashboard.conftest import HTMX, text_of
+from tests.support.actors import HTMX
+from tests.support.html import parse
 
 URL = reverse("dashboard:sessions")
 
 
 def poll_url(response):
-    poll = re.search(r'<section id="session-results"[^>]*hx-get="([^"]+)" hx-trigger="sse:changed"', text_of(response))
-    return poll.group(1).replace("&amp;", "&")
+    """Where the results section asks again when the live stream says something changed."""
+    results = parse(response).one("#session-results")
+    assert results["hx-trigger"] == "sse:changed"
+    return results["hx-get"]
 
 
 def rows(response):
     """The session ids of the table's rows, in order."""
-    return re.findall(r'class="session-link" href="/sessions/([^/]+)/"', text_of(response))
+    links = parse(response).all("table.sessions tbody tr a.session-link")
+    return [re.fullmatch(r"/sessions/([^/]+)/", link["href"]).group(1) for link in links]
+
+
+def row(page, session_id):
+    return page.one(f"tbody tr:has(a.session-link[href='/sessions/{session_id}/'])")
 
 
 @pytest.fixture
@@ -41,17 +49,16 @@ def test_it_lists_sessions_most_recently_updated_first(viewer_client, fleet):
 
 
 def test_a_row_shows_agent_name_id_badges_waiting_count_and_last_message(viewer_client, fleet):
-    html = text_of(viewer_client.get(URL))
-    row = html[html.index('href="/sessions/support-2/"') :]
-    row = row[: row.index("</tr>")]
-    assert "Refund" in row and "support-2" in row and "supportAgent" in row
-    assert '<span class="badge status-active" title="status">active</span>' in row
-    assert (
-        '<span class="badge run-waiting_for_client_action" title="run status">waiting for client action</span>' in row
-    )
-    assert '<span class="badge waiting-count">1</span>' in row
-    assert "A refund needs approval." in row
-    assert "just now" in row
+    refund = row(parse(viewer_client.get(URL)), "support-2")
+    assert refund.text("a.session-link") == "Refund" and refund.text("td[data-label=Session]") == "Refund support-2"
+    assert refund.text(".agent") == "supportAgent"
+    status = refund.one(".badge[title=status]")
+    assert status.text() == "active" and "status-active" in status.classes
+    run_status = refund.one(".badge[title='run status']")
+    assert run_status.text() == "waiting for client action" and "run-waiting_for_client_action" in run_status.classes
+    assert refund.text(".waiting-count") == "1"
+    assert refund.text(".preview") == "A refund needs approval."
+    assert refund.text("time") == "just now"
 
 
 @pytest.mark.parametrize(
@@ -89,19 +96,17 @@ def test_a_filter_value_that_is_not_valid_is_ignored(viewer_client, fleet):
 
 
 def test_the_filter_form_updates_the_table_as_you_type_and_keeps_the_url(viewer_client, fleet):
-    html = text_of(viewer_client.get(URL))
-    form = re.search(r'<form class="filters"[^>]*>', html).group(0)
-    assert 'hx-get="/"' in form and 'hx-target="#session-results"' in form and 'hx-push-url="true"' in form
-    assert "input changed delay:300ms from:find input[type=search]" in form
-    assert "search from:find input[type=search]" in form
-    assert 'type="search" name="q"' in html
+    form = parse(viewer_client.get(URL)).one("form.filters")
+    assert (form["hx-get"], form["hx-target"], form["hx-push-url"]) == ("/", "#session-results", "true")
+    triggers = [trigger.strip() for trigger in form["hx-trigger"].split(",")]
+    assert "input changed delay:300ms from:find input[type=search]" in triggers
+    assert "search from:find input[type=search]" in triggers
+    assert form.field("q")["type"] == "search"
 
 
 def test_an_htmx_request_gets_only_the_table(viewer_client, fleet):
     response = viewer_client.get(URL, {"q": "battery"}, headers=HTMX)
-    html = text_of(response)
-    assert html.lstrip().startswith('<section id="session-results"')
-    assert "<html" not in html
+    assert parse(response).one(":root")["id"] == "session-results"
     assert rows(response) == ["research-1"]
     assert response["Vary"] and "HX-Request" in response["Vary"]
 
@@ -115,19 +120,19 @@ def many(db):
 def test_pagination_links_work_with_and_without_javascript(viewer_client, many):
     first = viewer_client.get(URL, {"agent": "bulk"})
     assert len(rows(first)) == SESSIONS_PAGE_SIZE
-    html = text_of(first)
-    assert "Page 1 of 2" in html
-    link = re.search(r'<a rel="next" href="([^"]+)" hx-get="([^"]+)"', html)
-    assert link.group(1) == "?agent=bulk&amp;page=2"
-    assert link.group(2) == "/?agent=bulk&amp;page=2"
+    page = parse(first)
+    assert page.text(".pagination .page-of") == "Page 1 of 2"
+    older = page.link(rel="next")
+    assert (older["href"], older["hx-get"]) == ("?agent=bulk&page=2", "/?agent=bulk&page=2")
     second = viewer_client.get(URL, {"agent": "bulk", "page": 2})
     assert rows(second) == ["bulk-01", "bulk-00"]
-    assert 'rel="prev" href="?agent=bulk&amp;page=1"' in text_of(second)
+    assert parse(second).link(rel="prev")["href"] == "?agent=bulk&page=1"
 
 
 def test_a_page_past_the_end_offers_the_first_page(viewer_client, many):
-    html = text_of(viewer_client.get(URL, {"page": 9}))
-    assert "No sessions on page 9" in html
+    page = parse(viewer_client.get(URL, {"page": 9}))
+    assert page.text(".empty").startswith("No sessions on page 9.")
+    assert page.link("Back to the first page")["href"] == "?"
 
 
 def test_on_a_live_change_the_table_refreshes_with_its_filters_and_keeps_the_address(viewer_client, fleet):
@@ -138,7 +143,7 @@ def test_on_a_live_change_the_table_refreshes_with_its_filters_and_keeps_the_add
     changed = viewer_client.get(poll, headers=HTMX)
     assert changed.status_code == 200
     assert rows(changed) == ["support-1", "support-2"]
-    assert "Shipped." in text_of(changed)
+    assert row(parse(changed), "support-1").text(".preview") == "Shipped."
     assert "HX-Push-Url" not in changed
 
 
@@ -151,10 +156,11 @@ def test_a_deleted_session_leaves_the_refreshed_table(viewer_client, fleet):
 def test_agent_text_in_the_table_is_escaped(viewer_client, db):
     sessions.ensure(agent="evil", session_id="evil-1", name="<b>bold</b>")
     item_log.append("evil-1", [{"role": "user", "content": "<script>window.__pwned=1</script>"}])
-    html = text_of(viewer_client.get(URL))
-    assert "<script>window.__pwned" not in html and "<b>bold" not in html
-    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in html
-    assert "&lt;b&gt;bold&lt;/b&gt;" in html
+    page = parse(viewer_client.get(URL))
+    evil = row(page, "evil-1")
+    assert evil.text("a.session-link") == "<b>bold</b>"
+    assert evil.text(".preview") == "<script>window.__pwned=1</script>"
+    assert not page.all("b:-soup-contains('bold')") and not page.all("script:-soup-contains('__pwned')")
 
 
 def test_the_page_refuses_a_post(approver_client):
@@ -166,10 +172,10 @@ def test_the_agent_filter_lists_every_agent_once_in_order(viewer_client, fleet):
     sessions.ensure(agent="zebraAgent", session_id="zebra-1")
     sessions.ensure(agent="zebraAgent", session_id="zebra-2")
 
-    select = re.search(r'<select name="agent".*?</select>', text_of(viewer_client.get(URL)), re.DOTALL).group(0)
+    agent = parse(viewer_client.get(URL)).field("agent")
 
-    options = re.findall(r'<option value="([^"]*)"', select)
-    assert options == ["", "aardvarkAgent", "researchAgent", "supportAgent", "zebraAgent"]
+    options = [option["value"] for option in agent.all("option")]
+    assert agent.tag == "select" and options == ["", "aardvarkAgent", "researchAgent", "supportAgent", "zebraAgent"]
 
 
 @pytest.fixture
@@ -182,18 +188,19 @@ def crowd(db):
 def test_past_the_count_limit_the_table_says_more_than_and_still_pages_to_the_end(viewer_client, crowd):
     total = SESSIONS_COUNT_LIMIT + SESSIONS_PAGE_SIZE + 5
     for query in ({}, {"q": "member"}):
-        first = text_of(viewer_client.get(URL, query))
-        assert f"More than {SESSIONS_COUNT_LIMIT} sessions" in first
-        assert f"Page 1 of {SESSIONS_COUNT_LIMIT // SESSIONS_PAGE_SIZE}+" in first
-        assert 'rel="next"' in first
+        first = parse(viewer_client.get(URL, query))
+        assert first.text(".result-count") == f"More than {SESSIONS_COUNT_LIMIT} sessions"
+        assert first.text(".page-of") == f"Page 1 of {SESSIONS_COUNT_LIMIT // SESSIONS_PAGE_SIZE}+"
+        assert first.link(rel="next")
 
     last_page = -(-total // SESSIONS_PAGE_SIZE)
     beyond = viewer_client.get(URL, {"q": "member", "page": last_page - 1})
     assert len(rows(beyond)) == SESSIONS_PAGE_SIZE
-    assert f"Page {last_page - 1} of {last_page - 1}+" in text_of(beyond)
+    assert parse(beyond).text(".page-of") == f"Page {last_page - 1} of {last_page - 1}+"
 
     last = viewer_client.get(URL, {"q": "member", "page": last_page})
     assert rows(last) == [f"crowd-{number:03d}" for number in range(4, -1, -1)]
-    assert f"{total} sessions" in text_of(last)
-    assert f"Page {last_page} of {last_page}<" in text_of(last)
-    assert 'rel="next"' not in text_of(last)
+    page = parse(last)
+    assert page.text(".result-count") == f"{total} sessions"
+    assert page.text(".page-of") == f"Page {last_page} of {last_page}"
+    assert not page.all("a[rel=next]")

@@ -2,15 +2,8 @@ import pytest
 
 from historyhub.history import chat_format, item_log, sessions
 from historyhub.history.errors import InvalidHistory
-from tests.history.support import (
-    assistant,
-    function_call,
-    function_output,
-    stored_items,
-    timeline,
-    timeline_item,
-    user,
-)
+from tests.support.items import assistant, function_call, function_output, user
+from tests.support.readers import items_in_log, timeline, timeline_item
 
 TOOL_CONVERSATION = [
     {"role": "user", "content": "What's the weather in Paris?"},
@@ -134,18 +127,18 @@ def test_the_first_error_in_the_array_is_the_one_reported(session_id):
 
 def test_a_failed_import_leaves_the_history_unchanged(session_id):
     item_log.append(session_id, [user("keep me", id="msg_1"), function_call("call_1")])
-    before_items, before_timeline = stored_items(session_id), timeline(session_id)
+    before_items, before_timeline = items_in_log(session_id), timeline(session_id)
 
     import_fails(session_id, [{"role": "user", "content": "replacement"}, {"role": "tool", "tool_call_id": "x"}])
 
-    assert stored_items(session_id) == before_items
+    assert items_in_log(session_id) == before_items
     assert timeline(session_id) == before_timeline
 
 
 def test_a_leading_system_message_is_accepted_and_dropped(session_id):
     chat_format.import_messages(session_id, [{"role": "system", "content": "You are helpful."}, *TOOL_CONVERSATION])
 
-    assert stored_items(session_id) == TOOL_CONVERSATION
+    assert items_in_log(session_id) == TOOL_CONVERSATION
     assert chat_format.export(session_id) == TOOL_CONVERSATION
 
 
@@ -154,7 +147,7 @@ def test_an_import_replaces_the_logical_history(session_id):
 
     chat_format.import_messages(session_id, [{"role": "user", "content": "new"}])
 
-    assert stored_items(session_id) == [{"role": "user", "content": "new"}]
+    assert items_in_log(session_id) == [{"role": "user", "content": "new"}]
 
 
 def test_an_empty_array_empties_the_history(session_id):
@@ -162,7 +155,7 @@ def test_an_empty_array_empties_the_history(session_id):
 
     chat_format.import_messages(session_id, [])
 
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
 
 
 def test_an_import_into_a_missing_session_creates_it_with_the_agent_given(db):

@@ -6,7 +6,8 @@ from django.utils import timezone
 
 from historyhub.history import client_actions, item_log, sessions
 from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
-from tests.history.support import ServerClock, parse_time, shown, snapshot, timeline_item
+from tests.support.clock import ServerClock, parse_time
+from tests.support.readers import shown, snapshot, timeline_item
 
 ARGUMENTS = {"amount": 750, "currency": "USD"}
 OPENED_AT = "2026-12-01T12:00:00Z"

@@ -3,7 +3,8 @@ import pytest
 from historyhub.history import chat_format, client_actions, history_pages, item_log, sessions, wire_entries
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import Item
-from tests.history.support import assistant, snapshot, stored_items, timeline, timeline_ids, user
+from tests.support.items import assistant, user
+from tests.support.readers import items_in_log, snapshot, timeline, timeline_ids
 
 COMPACTION = {"type": "compaction", "id": "cmp_1", "encrypted_content": "gAAAA…"}
 
@@ -26,7 +27,7 @@ def test_the_logical_history_becomes_exactly_the_items_given(session_id):
 
     assert changed is True
     assert item_count == 3
-    assert stored_items(session_id) == [COMPACTION, *items[2:]]
+    assert items_in_log(session_id) == [COMPACTION, *items[2:]]
     assert snapshot(session_id)["itemCount"] == 3
 
 
@@ -49,8 +50,8 @@ def test_archived_items_are_no_longer_read_through_any_projection(session_id):
 
     item_log.compact(session_id, [COMPACTION, items[3]])
 
-    assert stored_items(session_id) == [COMPACTION, items[3]]
-    assert stored_items(session_id, limit=10) == [COMPACTION, items[3]]
+    assert items_in_log(session_id) == [COMPACTION, items[3]]
+    assert items_in_log(session_id, limit=10) == [COMPACTION, items[3]]
     assert [item["content"][0]["text"] for item in timeline(session_id)] == ["Fourteen days."]
     assert history_pages.history(session_id).total == 1
     [entry] = wire_entries.wire_entries(session_id)
@@ -106,7 +107,7 @@ def test_the_compaction_item_may_come_first_or_last(session_id, where):
     changed, _ = item_log.compact(session_id, replacement)
 
     assert changed is True
-    assert stored_items(session_id) == replacement
+    assert items_in_log(session_id) == replacement
 
 
 def test_a_compaction_item_in_the_middle_is_not_a_compaction(session_id):
@@ -117,7 +118,7 @@ def test_a_compaction_item_in_the_middle_is_not_a_compaction(session_id):
 
     assert error.value.message == 'items must hold an item of type "compaction", first or last.'
 
-    assert stored_items(session_id) == items
+    assert items_in_log(session_id) == items
     assert sessions.get(session_id).epoch == 0
 
 
@@ -127,7 +128,7 @@ def test_an_empty_replacement_is_not_a_compaction(session_id):
     with pytest.raises(InvalidInput):
         item_log.compact(session_id, [])
 
-    assert stored_items(session_id) == items
+    assert items_in_log(session_id) == items
 
 
 def test_a_replacement_equal_to_the_current_history_changes_nothing(session_id):
@@ -143,7 +144,7 @@ def test_a_replacement_equal_to_the_current_history_changes_nothing(session_id):
     assert item_count == 3
     assert after.epoch == before.epoch
     assert after.version == before.version
-    assert stored_items(session_id) == [COMPACTION, *items[2:]]
+    assert items_in_log(session_id) == [COMPACTION, *items[2:]]
     assert Item.objects.filter(session_id=session_id).count() == 7
 
 
@@ -167,7 +168,7 @@ def test_compacting_twice_archives_both_earlier_histories(session_id):
     second = {"type": "compaction", "id": "cmp_2"}
     item_log.compact(session_id, [second])
 
-    assert stored_items(session_id) == [second]
+    assert items_in_log(session_id) == [second]
     assert Item.objects.filter(session_id=session_id).count() == 7
     assert sessions.get(session_id).epoch == 2
 
@@ -188,7 +189,7 @@ def test_a_replacement_that_is_not_a_list_of_objects_changes_nothing(session_id)
         item_log.compact(session_id, [COMPACTION, "text"])
 
     assert error.value.message == "item at index 1 is not an object"
-    assert stored_items(session_id) == items
+    assert items_in_log(session_id) == items
 
 
 def test_usage_sums_the_history_that_compaction_leaves(session_id):

@@ -6,63 +6,18 @@ what keeps them apart.
 """
 
 import json
-import multiprocessing
-import os
 import random
-import traceback
 from collections import Counter
 
 import pytest
-from django.db import connections
 
 from historyhub.history import item_log, sessions, transactions
 from historyhub.history.errors import SuffixMismatch
 from historyhub.history.models import Item, Operation
-from tests.history.support import snapshot, stored_items, wire_history
+from tests.support.processes import PROCESSES, run_together
+from tests.support.readers import items_in_log, snapshot, wire_history
 
-PROCESSES = 8
 SHARED_IDS = [f"x{n}" for n in range(20)]
-# Guards against a child that never reports, so a broken run fails instead of hanging.
-REPORT_TIMEOUT_SECONDS = 120
-
-
-def close_connections():
-    """Close every connection and connection pool, so no socket or file handle crosses a fork."""
-    connections.close_all()
-    for connection in connections.all():
-        if hasattr(connection, "close_pool"):
-            connection.close_pool()
-
-
-def run_together(work):
-    """Run ``work(index)`` in PROCESSES forked processes released at once; returns {index: result}."""
-    close_connections()
-    context = multiprocessing.get_context("fork")
-    barrier = context.Barrier(PROCESSES, timeout=REPORT_TIMEOUT_SECONDS)
-    reports = context.Queue()
-    children = [context.Process(target=_child, args=(work, index, barrier, reports)) for index in range(PROCESSES)]
-    for child in children:
-        child.start()
-    collected = [reports.get(timeout=REPORT_TIMEOUT_SECONDS) for _ in children]
-    for child in children:
-        child.join()
-    failures = [report for outcome, _, report in collected if outcome == "error"]
-    assert not failures, failures[0]
-    return {index: result for _, index, result in collected}
-
-
-def _child(work, index, barrier, reports):
-    try:
-        connections.close_all()
-        barrier.wait()
-        reports.put(("ok", index, work(index)))
-    except BaseException:
-        reports.put(("error", index, traceback.format_exc()))
-    finally:
-        close_connections()
-        reports.close()
-        reports.join_thread()
-        os._exit(0)
 
 
 def item(item_id, index):
@@ -137,7 +92,7 @@ def test_concurrent_appends_skipping_existing_ids_store_each_id_once_and_lose_no
         assert own_positions == sorted(own_positions)
 
     assert snapshot("ses_race")["itemCount"] == len(rows)
-    assert len(stored_items("ses_race")) == len(rows)
+    assert len(items_in_log("ses_race")) == len(rows)
     page = wire_history("ses_race", page=1, page_size=100)
     assert page["total"] == len(rows)
     assert [entry["id"] for entry in page["items"]] == [f"message:{position}" for position in positions[-100:]]
@@ -164,7 +119,7 @@ def test_one_operation_applied_by_many_processes_changes_history_once():
     results = run_together(apply_the_same_operation)
 
     assert sorted(results.values()) == [False] * (PROCESSES - 1) + [True]
-    assert stored_items("ses_race") == [
+    assert items_in_log("ses_race") == [
         {"type": "message", "role": "assistant", "content": "applied once"},
         {"type": "message", "role": "assistant", "content": "and only once"},
     ]
@@ -201,7 +156,7 @@ def test_only_one_of_many_processes_replaces_the_same_suffix():
 
     [winner] = [index for index, result in results.items() if result is True]
     assert sorted(result for result in results.values() if result is not True) == ["suffix_mismatch"] * (PROCESSES - 1)
-    assert stored_items("ses_race") == [
+    assert items_in_log("ses_race") == [
         {"type": "message", "role": "user", "content": "question"},
         {"type": "message", "role": "assistant", "content": f"final from {winner}"},
     ]

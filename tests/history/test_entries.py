@@ -4,7 +4,9 @@ import pytest
 
 from historyhub.history import item_log, sessions, wire_entries
 from historyhub.history.errors import InvalidInput
-from tests.history.support import ServerClock, assistant, function_call, function_output, stored_items, user
+from tests.support.clock import ServerClock
+from tests.support.items import assistant, function_call, function_output, user
+from tests.support.readers import items_in_log
 
 
 def received_ms(clock):
@@ -146,7 +148,7 @@ def test_an_injection_stores_an_assistant_message_and_returns_its_entry(session_
     low, high = received_ms(clock)
     assert low <= entry.pop("timestamp") <= high
     assert entry == {"kind": "injection", "id": "inj_1", "sessionId": session_id, "content": "The report is ready."}
-    [stored] = stored_items(session_id)
+    [stored] = items_in_log(session_id)
     assert (stored["id"], stored["role"]) == ("inj_1", "assistant")
 
 
@@ -175,7 +177,7 @@ def test_injecting_the_same_id_twice_keeps_both(session_id):
     wire_entries.inject(session_id, "Heads up again.", entry_id="inj_1")
 
     assert [entry["content"] for entry in wire_entries.wire_entries(session_id)] == ["Heads up.", "Heads up again."]
-    assert len(stored_items(session_id)) == 2
+    assert len(items_in_log(session_id)) == 2
 
 
 def test_an_injection_may_take_an_id_another_item_has(session_id):
@@ -198,7 +200,7 @@ def test_an_injection_id_must_be_a_storable_string_of_1_to_200_characters(sessio
     with pytest.raises(InvalidInput):
         wire_entries.inject(session_id, "Heads up.", entry_id=entry_id)
 
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
 
 
 @pytest.mark.parametrize("content", [None, 5, ["text"], {"text": "x"}])
@@ -206,7 +208,7 @@ def test_injection_content_must_be_a_string(session_id, content):
     with pytest.raises(InvalidInput):
         wire_entries.inject(session_id, content)
 
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
 
 
 @pytest.mark.parametrize(

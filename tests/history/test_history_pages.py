@@ -2,7 +2,8 @@ import pytest
 
 from historyhub.history import client_actions, item_log, sessions
 from historyhub.history.errors import InvalidInput, SessionNotFound
-from tests.history.support import user, wire_history
+from tests.support.items import user
+from tests.support.readers import wire_history
 
 PAGINATION_MESSAGE = "Pagination requires page >= 1 and pageSize between 1 and 100."
 

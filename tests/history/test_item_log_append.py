@@ -2,7 +2,8 @@ import pytest
 
 from historyhub.history import item_log, jsonvalues, sessions
 from historyhub.history.errors import InvalidInput, PayloadTooLarge
-from tests.history.support import assistant, snapshot, stored_items, timeline_ids, user
+from tests.support.items import assistant, user
+from tests.support.readers import items_in_log, snapshot, timeline_ids
 
 
 def test_it_stores_items_verbatim_in_the_order_given(session_id):
@@ -16,7 +17,7 @@ def test_it_stores_items_verbatim_in_the_order_given(session_id):
 
     assert inserted == [True, True, True]
     assert item_count == 3
-    assert stored_items(session_id) == items
+    assert items_in_log(session_id) == items
 
 
 def test_it_appends_after_what_the_log_already_holds(session_id):
@@ -26,7 +27,7 @@ def test_it_appends_after_what_the_log_already_holds(session_id):
 
     assert inserted == [True, True]
     assert item_count == 3
-    assert [item["content"][0]["text"] for item in stored_items(session_id)] == ["first", "second", "third"]
+    assert [item["content"][0]["text"] for item in items_in_log(session_id)] == ["first", "second", "third"]
 
 
 def test_it_creates_a_missing_session_with_the_agent_given(db):
@@ -63,7 +64,7 @@ def test_every_item_is_kept_whatever_its_id(session_id):
 
     assert inserted == [True]
     assert item_count == 2
-    assert stored_items(session_id) == [user("original", id="msg_1"), user("rewritten", id="msg_1")]
+    assert items_in_log(session_id) == [user("original", id="msg_1"), user("rewritten", id="msg_1")]
 
 
 def test_the_sdk_placeholder_id_of_chat_completions_models_loses_nothing(session_id):
@@ -73,7 +74,7 @@ def test_the_sdk_placeholder_id_of_chat_completions_models_loses_nothing(session
     again, item_count = item_log.append(session_id, replies[2:])
 
     assert (inserted, again, item_count) == ([True, True], [True], 3)
-    assert stored_items(session_id) == replies
+    assert items_in_log(session_id) == replies
     assert len(timeline_ids(session_id)) == 3
 
 
@@ -84,7 +85,7 @@ def test_with_skip_existing_ids_an_id_the_log_already_holds_is_not_inserted(sess
 
     assert inserted == [False]
     assert item_count == 1
-    assert stored_items(session_id) == [user("original", id="msg_1")]
+    assert items_in_log(session_id) == [user("original", id="msg_1")]
 
 
 def test_with_skip_existing_ids_it_reports_each_item_of_a_mixed_batch(session_id):
@@ -107,7 +108,7 @@ def test_with_skip_existing_ids_a_duplicate_id_inside_one_batch_keeps_the_first(
 
     assert inserted == [True, False, False]
     assert item_count == 1
-    assert stored_items(session_id) == [user("first", id="msg_1")]
+    assert items_in_log(session_id) == [user("first", id="msg_1")]
 
 
 def test_with_skip_existing_ids_items_without_an_id_are_always_inserted(session_id):
@@ -118,7 +119,7 @@ def test_with_skip_existing_ids_items_without_an_id_are_always_inserted(session_
 
     assert inserted == [True]
     assert item_count == 3
-    assert stored_items(session_id) == [item, item, item]
+    assert items_in_log(session_id) == [item, item, item]
 
 
 @pytest.mark.parametrize("not_an_identity", ["", 7, None, ["msg_1"], {"value": "msg_1"}])
@@ -173,7 +174,7 @@ def test_it_rejects_an_item_that_is_not_an_object_and_stores_nothing_of_the_batc
         item_log.append(session_id, [user("one", id="msg_1"), user("two"), "three", user("four")])
 
     assert error.value.message == "item at index 2 is not an object"
-    assert stored_items(session_id) == [user("kept", id="msg_0")]
+    assert items_in_log(session_id) == [user("kept", id="msg_0")]
     assert snapshot(session_id)["itemCount"] == 1
     assert timeline_ids(session_id) == ["message:1"]
 
@@ -184,14 +185,14 @@ def test_every_kind_of_non_object_is_rejected_with_its_index(session_id, not_an_
         item_log.append(session_id, [not_an_object])
 
     assert error.value.message == "item at index 0 is not an object"
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
 
 
 def test_it_rejects_items_that_are_not_an_array(session_id):
     with pytest.raises(InvalidInput):
         item_log.append(session_id, {"type": "message"})
 
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
 
 
 def test_it_rejects_an_invalid_session_id_without_creating_a_session(db):
@@ -208,7 +209,7 @@ def test_it_rejects_more_items_than_a_request_may_carry(session_id, settings):
         item_log.append(session_id, [user(str(n)) for n in range(4)])
 
     assert error.value.status == 413
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
 
 
 def test_it_accepts_exactly_as_many_items_as_a_request_may_carry(session_id, settings):
@@ -228,7 +229,7 @@ def test_it_rejects_an_item_larger_than_the_limit_and_stores_nothing_of_the_batc
         item_log.append(session_id, [small, large])
 
     assert "item at index 1" in error.value.message
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
 
 
 def test_an_item_exactly_at_the_size_limit_is_accepted(session_id, settings):
@@ -238,7 +239,7 @@ def test_an_item_exactly_at_the_size_limit_is_accepted(session_id, settings):
     inserted, _ = item_log.append(session_id, [item])
 
     assert inserted == [True]
-    assert stored_items(session_id) == [item]
+    assert items_in_log(session_id) == [item]
 
 
 def test_the_size_limit_counts_utf8_bytes_not_characters(session_id, settings):
@@ -253,7 +254,7 @@ def test_it_rejects_an_id_longer_than_200_characters(session_id):
     with pytest.raises(InvalidInput):
         item_log.append(session_id, [user("hello", id="m" * 201)])
 
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
 
 
 def test_an_id_of_200_characters_is_an_identity(session_id):

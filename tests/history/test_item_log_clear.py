@@ -1,5 +1,6 @@
 from historyhub.history import client_actions, item_log, sessions, transactions
-from tests.history.support import function_call, snapshot, stored_items, timeline, timeline_ids, user
+from tests.support.items import function_call, user
+from tests.support.readers import items_in_log, snapshot, timeline, timeline_ids
 
 
 def fill(session_id):
@@ -21,7 +22,7 @@ def test_it_removes_every_item_and_history_item(session_id):
 
     item_log.clear(session_id)
 
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
     assert timeline(session_id) == []
     state = snapshot(session_id)
     assert state["itemCount"] == 0
@@ -44,7 +45,7 @@ def test_it_forgets_recorded_operations(session_id):
 
     applied = transactions.apply(session_id, "op_1", {"type": "append_items", "items": [user("something else")]})
     assert applied is True
-    assert stored_items(session_id) == [user("something else")]
+    assert items_in_log(session_id) == [user("something else")]
 
 
 def test_it_keeps_the_session_id_agent_name_and_metadata(db):
@@ -101,5 +102,5 @@ def test_clearing_leaves_other_sessions_alone(session_id):
 
     item_log.clear(session_id)
 
-    assert stored_items("ses_other") == [user("still here")]
+    assert items_in_log("ses_other") == [user("still here")]
     assert timeline_ids("ses_other") == ["message:1"]

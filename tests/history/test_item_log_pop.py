@@ -1,15 +1,6 @@
 from historyhub.history import client_actions, item_log, sessions
-from tests.history.support import (
-    assistant,
-    function_call,
-    function_output,
-    snapshot,
-    stored_items,
-    timeline,
-    timeline_ids,
-    timeline_item,
-    user,
-)
+from tests.support.items import assistant, function_call, function_output, user
+from tests.support.readers import items_in_log, snapshot, timeline, timeline_ids, timeline_item
 
 APPROVAL_REQUEST = {
     "type": "mcp_approval_request",
@@ -26,7 +17,7 @@ def test_it_removes_and_returns_the_newest_item(session_id):
     popped = item_log.pop(session_id)
 
     assert popped == user("two", id="msg_2")
-    assert stored_items(session_id) == [user("one", id="msg_1")]
+    assert items_in_log(session_id) == [user("one", id="msg_1")]
     assert snapshot(session_id)["itemCount"] == 1
 
 
@@ -47,7 +38,7 @@ def test_a_popped_id_can_be_appended_again(session_id):
     inserted, _ = item_log.append(session_id, [user("one again", id="msg_1")])
 
     assert inserted == [True]
-    assert stored_items(session_id) == [user("one again", id="msg_1")]
+    assert items_in_log(session_id) == [user("one again", id="msg_1")]
 
 
 def test_positions_are_not_reused_after_a_pop(session_id):

@@ -1,7 +1,8 @@
 import json
 
 from historyhub.history import item_log, sessions
-from tests.history.support import stored_items, user
+from tests.support.items import user
+from tests.support.readers import items_in_log
 
 
 def append_in_batches(session_id, items, size=500):
@@ -13,36 +14,36 @@ def test_it_reads_the_whole_log_chronologically(session_id):
     items = [user(str(n)) for n in range(5)]
     item_log.append(session_id, items)
 
-    assert stored_items(session_id) == items
+    assert items_in_log(session_id) == items
 
 
 def test_a_limit_reads_the_newest_items_in_chronological_order(session_id):
     items = [user(str(n)) for n in range(5)]
     item_log.append(session_id, items)
 
-    assert stored_items(session_id, limit=2) == items[3:]
+    assert items_in_log(session_id, limit=2) == items[3:]
 
 
 def test_a_limit_larger_than_the_log_reads_everything(session_id):
     items = [user(str(n)) for n in range(3)]
     item_log.append(session_id, items)
 
-    assert stored_items(session_id, limit=10) == items
+    assert items_in_log(session_id, limit=10) == items
 
 
 def test_a_limit_of_zero_reads_nothing(session_id):
     item_log.append(session_id, [user("hello")])
 
-    assert stored_items(session_id, limit=0) == []
+    assert items_in_log(session_id, limit=0) == []
 
 
 def test_an_unknown_session_reads_as_empty(db):
-    assert stored_items("ses_unknown") == []
-    assert stored_items("ses_unknown", limit=3) == []
+    assert items_in_log("ses_unknown") == []
+    assert items_in_log("ses_unknown", limit=3) == []
 
 
 def test_reading_does_not_create_the_session(db):
-    stored_items("ses_unknown")
+    items_in_log("ses_unknown")
 
     assert not sessions.search(q="ses_unknown").exists()
 
@@ -51,8 +52,8 @@ def test_it_reads_logs_longer_than_one_chunk(session_id):
     items = [user(str(n)) for n in range(item_log.STREAM_CHUNK + 5)]
     append_in_batches(session_id, items)
 
-    assert stored_items(session_id) == items
-    assert stored_items(session_id, limit=item_log.STREAM_CHUNK + 1) == items[4:]
+    assert items_in_log(session_id) == items
+    assert items_in_log(session_id, limit=item_log.STREAM_CHUNK + 1) == items[4:]
 
 
 def test_newest_gives_the_newest_items_chronologically(session_id):

@@ -2,16 +2,8 @@ import pytest
 
 from historyhub.history import client_actions, item_log, sessions
 from historyhub.history.errors import InvalidInput
-from tests.history.support import (
-    assistant,
-    function_call,
-    snapshot,
-    stored_items,
-    timeline,
-    timeline_ids,
-    timeline_item,
-    user,
-)
+from tests.support.items import assistant, function_call, user
+from tests.support.readers import items_in_log, snapshot, timeline, timeline_ids, timeline_item
 
 
 def test_the_logical_history_becomes_exactly_the_items_given(session_id):
@@ -20,7 +12,7 @@ def test_the_logical_history_becomes_exactly_the_items_given(session_id):
     item_count = item_log.replace(session_id, [user("one", id="msg_1"), assistant("two, shorter")])
 
     assert item_count == 2
-    assert stored_items(session_id) == [user("one", id="msg_1"), assistant("two, shorter")]
+    assert items_in_log(session_id) == [user("one", id="msg_1"), assistant("two, shorter")]
     assert snapshot(session_id)["itemCount"] == 2
 
 
@@ -29,7 +21,7 @@ def test_replacing_with_nothing_empties_the_history(session_id):
 
     assert item_log.replace(session_id, []) == 0
 
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
     assert timeline(session_id) == []
 
 
@@ -38,7 +30,7 @@ def test_every_item_of_the_replacement_is_kept_whatever_its_id(session_id):
 
     item_log.replace(session_id, [user("new", id="msg_1"), user("newer", id="msg_1")])
 
-    assert stored_items(session_id) == [user("new", id="msg_1"), user("newer", id="msg_1")]
+    assert items_in_log(session_id) == [user("new", id="msg_1"), user("newer", id="msg_1")]
 
 
 def test_the_timeline_shows_only_the_replacement_with_new_positions(session_id):
@@ -100,13 +92,13 @@ def test_usage_is_counted_again_from_the_replacement(session_id):
 
 def test_an_invalid_replacement_changes_nothing(session_id):
     item_log.append(session_id, [user("one"), assistant("two")])
-    before_items, before_timeline = stored_items(session_id), timeline(session_id)
+    before_items, before_timeline = items_in_log(session_id), timeline(session_id)
 
     with pytest.raises(InvalidInput) as error:
         item_log.replace(session_id, [user("new"), 42])
 
     assert error.value.message == "item at index 1 is not an object"
-    assert stored_items(session_id) == before_items
+    assert items_in_log(session_id) == before_items
     assert timeline(session_id) == before_timeline
 
 
@@ -114,4 +106,4 @@ def test_replacing_a_missing_session_creates_it(db):
     item_log.replace("ses_new", [user("hello")], agent="researchAgent")
 
     assert sessions.get("ses_new").agent == "researchAgent"
-    assert stored_items("ses_new") == [user("hello")]
+    assert items_in_log("ses_new") == [user("hello")]

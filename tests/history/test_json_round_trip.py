@@ -6,7 +6,7 @@ import pytest
 
 from historyhub.history import chat_format, client_actions, item_log, jsonvalues, sessions, transactions
 from historyhub.history.errors import InvalidInput
-from tests.history.support import shown, snapshot, stored_items, timeline, timeline_item
+from tests.support.readers import items_in_log, shown, snapshot, timeline, timeline_item
 
 
 def nested(depth):
@@ -93,7 +93,7 @@ def test_hostile_text_in_a_message_reaches_the_timeline_exactly(session_id):
     item_log.append(session_id, [{"role": "user", "content": text}, {"role": "assistant", "content": text}])
 
     assert [item["content"] for item in timeline(session_id)] == [[{"type": "text", "text": text}]] * 2
-    assert stored_items(session_id) == [{"role": "user", "content": text}, {"role": "assistant", "content": text}]
+    assert items_in_log(session_id) == [{"role": "user", "content": text}, {"role": "assistant", "content": text}]
 
 
 def test_unicode_ids_are_exact_identities(session_id):
@@ -106,7 +106,7 @@ def test_unicode_ids_are_exact_identities(session_id):
     assert inserted == [True] * 5
     assert again == [False] * 5
     assert item_count == 5
-    assert [item["id"] for item in stored_items(session_id)] == ids
+    assert [item["id"] for item in items_in_log(session_id)] == ids
 
 
 @pytest.mark.parametrize("item_id", ["nul\u0000id", "lone\ud800id", "\udfff"])
@@ -115,7 +115,7 @@ def test_an_item_id_with_a_nul_or_an_unpaired_surrogate_is_rejected(session_id, 
         item_log.append(session_id, [{"type": "custom", "id": "fine"}, {"type": "custom", "id": item_id}])
 
     assert error.value.message.startswith("item at index 1 has an id")
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
 
 
 def test_hostile_call_ids_and_names_in_items_are_projected(session_id):
@@ -131,7 +131,7 @@ def test_hostile_call_ids_and_names_in_items_are_projected(session_id):
 
     item_log.append(session_id, [call, output, request])
 
-    assert same(stored_items(session_id), [call, output, request])
+    assert same(items_in_log(session_id), [call, output, request])
     [action, approval] = timeline(session_id)
     assert (action["type"], action["name"], action["status"], action["output"]) == (
         "action",
@@ -253,7 +253,7 @@ def test_an_item_nested_beyond_the_depth_limit_is_rejected_for_what_it_is(sessio
         item_log.append(session_id, [{"type": "custom", "deep": nested(levels)}])
 
     assert error.value.message == "item at index 0 is nested more than 100 levels deep"
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
 
 
 @pytest.mark.parametrize("arguments", ['{"x": NaN}', '{"x": Infinity}', "[" * 100_000 + "]" * 100_000])
@@ -270,7 +270,7 @@ def test_a_hostile_transaction_is_recognised_when_repeated(session_id):
     reordered = {"items": [dict(reversed(list(transaction["items"][0].items())))], "type": "append_items"}
     assert transactions.apply(session_id, "op_hostile", reordered) is False
 
-    assert same(stored_items(session_id), transaction["items"])
+    assert same(items_in_log(session_id), transaction["items"])
 
 
 def test_a_hostile_suffix_matches_itself(session_id):
@@ -283,7 +283,7 @@ def test_a_hostile_suffix_matches_itself(session_id):
         {"type": "replace_suffix", "expectedSuffix": [item], "replacement": [{"type": "custom", "n": 1}]},
     )
 
-    assert stored_items(session_id) == [{"type": "custom", "n": 1}]
+    assert items_in_log(session_id) == [{"type": "custom", "n": 1}]
 
 
 def test_a_hostile_compaction_equal_to_the_history_changes_nothing(session_id):

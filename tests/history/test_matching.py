@@ -6,7 +6,7 @@ from django.db.models import Exists, OuterRef, Q
 from historyhub.history import item_log, sessions
 from historyhub.history.matching import FEW
 from historyhub.history.models import Session, TimelineEntry
-from tests.history.support import assistant, user
+from tests.support.items import assistant, user
 
 
 def ids(queryset):

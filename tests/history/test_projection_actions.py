@@ -1,7 +1,8 @@
 import pytest
 
 from historyhub.history import item_log
-from tests.history.support import function_call, function_output, timeline, timeline_ids, timeline_item
+from tests.support.items import function_call, function_output
+from tests.support.readers import timeline, timeline_ids, timeline_item
 
 
 def test_a_function_call_is_a_running_action(session_id):
@@ -116,7 +117,8 @@ def test_an_ordinary_output_object_is_no_error(session_id):
     ],
 )
 def test_arguments_are_parsed_from_json(session_id, arguments, parsed):
-    item_log.append(session_id, [function_call("call_1", arguments=arguments)])
+    # Set after building: the builder would encode a dict, and an agent may store one as it is.
+    item_log.append(session_id, [{**function_call("call_1"), "arguments": arguments}])
 
     assert timeline_item(session_id, "action:call_1")["arguments"] == parsed
 

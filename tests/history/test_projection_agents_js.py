@@ -3,7 +3,7 @@
 import pytest
 
 from historyhub.history import item_log
-from tests.history.support import timeline, timeline_item
+from tests.support.readers import timeline, timeline_item
 
 
 def js_user(*parts):

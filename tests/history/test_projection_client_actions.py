@@ -2,7 +2,8 @@ import pytest
 import time_machine
 
 from historyhub.history import client_actions, item_log
-from tests.history.support import ServerClock, parse_time, snapshot, timeline, timeline_item
+from tests.support.clock import ServerClock, parse_time
+from tests.support.readers import snapshot, timeline, timeline_item
 
 APPROVAL_ARGUMENTS = {"amount": 750, "currency": "USD"}
 

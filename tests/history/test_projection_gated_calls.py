@@ -3,7 +3,8 @@
 import time_machine
 
 from historyhub.history import client_actions, item_log
-from tests.history.support import function_call, function_output, snapshot, timeline, timeline_item
+from tests.support.items import function_call, function_output
+from tests.support.readers import snapshot, timeline, timeline_item
 
 ARGUMENTS = '{"amount": 750}'
 

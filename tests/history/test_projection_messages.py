@@ -1,7 +1,9 @@
 import pytest
 
 from historyhub.history import item_log
-from tests.history.support import ServerClock, parse_time, timeline, timeline_ids, user
+from tests.support.clock import ServerClock, parse_time
+from tests.support.items import user
+from tests.support.readers import timeline, timeline_ids
 
 
 def only_item(session_id):

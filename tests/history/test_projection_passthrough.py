@@ -1,7 +1,7 @@
 import pytest
 
 from historyhub.history import item_log, sessions
-from tests.history.support import snapshot, timeline, timeline_ids
+from tests.support.readers import snapshot, timeline, timeline_ids
 
 USAGE = {"inputTokens": 1200, "outputTokens": 300, "reasoningTokens": 40, "cacheReadTokens": 800, "cacheWriteTokens": 5}
 

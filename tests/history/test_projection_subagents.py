@@ -2,7 +2,8 @@ import pytest
 
 from historyhub.history import item_log, sessions
 from historyhub.history.errors import InvalidInput, SessionNotFound
-from tests.history.support import ServerClock, parse_time, snapshot, timeline, timeline_item
+from tests.support.clock import ServerClock, parse_time
+from tests.support.readers import snapshot, timeline, timeline_item
 
 
 @pytest.fixture

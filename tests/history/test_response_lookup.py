@@ -1,5 +1,5 @@
 from historyhub.history import item_log, wire_entries
-from tests.history.support import assistant, function_call, function_output, user
+from tests.support.items import assistant, function_call, function_output, user
 
 REASONING = {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Look it up."}]}
 

@@ -5,7 +5,9 @@ import pytest
 from historyhub.history import client_actions, item_log, paging, sessions, transactions
 from historyhub.history.errors import InvalidInput, SessionConflict, SessionNotFound
 from historyhub.history.models import ClientAction, Item, Operation, TimelineEntry
-from tests.history.support import ServerClock, parse_time, snapshot, user
+from tests.support.clock import ServerClock, parse_time
+from tests.support.items import user
+from tests.support.readers import snapshot
 
 
 def test_ensure_creates_a_session_with_a_generated_id(db):

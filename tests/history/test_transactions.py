@@ -3,7 +3,8 @@ import pytest
 from historyhub.history import item_log, sessions, transactions
 from historyhub.history.errors import InvalidInput, OperationConflict, SuffixMismatch
 from historyhub.history.models import Operation
-from tests.history.support import assistant, function_call, stored_items, timeline, timeline_item, user
+from tests.support.items import assistant, function_call, user
+from tests.support.readers import items_in_log, timeline, timeline_item
 
 
 def append_items(*items):
@@ -18,7 +19,7 @@ def test_append_items_is_applied_once(session_id):
     applied = transactions.apply(session_id, "op_1", append_items(user("hello", id="msg_1"), assistant("hi")))
 
     assert applied is True
-    assert stored_items(session_id) == [user("hello", id="msg_1"), assistant("hi")]
+    assert items_in_log(session_id) == [user("hello", id="msg_1"), assistant("hi")]
     assert [item["id"] for item in timeline(session_id)] == ["message:1", "message:2"]
 
 
@@ -29,7 +30,7 @@ def test_a_repeat_with_an_equal_transaction_changes_nothing(session_id):
     applied = transactions.apply(session_id, "op_1", append_items(assistant("hi")))
 
     assert applied is False
-    assert stored_items(session_id) == [assistant("hi")]
+    assert items_in_log(session_id) == [assistant("hi")]
     assert sessions.get(session_id).version == version
 
 
@@ -43,7 +44,7 @@ def test_key_order_does_not_make_transactions_different(session_id):
     )
 
     assert applied is False
-    assert stored_items(session_id) == [{"role": "user", "content": "x", "n": 1}]
+    assert items_in_log(session_id) == [{"role": "user", "content": "x", "n": 1}]
 
 
 def test_reusing_an_operation_id_with_a_different_transaction_is_a_conflict(session_id):
@@ -55,7 +56,7 @@ def test_reusing_an_operation_id_with_a_different_transaction_is_a_conflict(sess
     assert error.value.code == "operation_conflict"
     assert error.value.status == 409
     assert error.value.message == "Session history operation was already applied with a different transaction."
-    assert stored_items(session_id) == [assistant("hi")]
+    assert items_in_log(session_id) == [assistant("hi")]
 
 
 def test_true_and_one_are_different_transactions(session_id):
@@ -71,7 +72,7 @@ def test_operation_ids_belong_to_their_session(session_id):
     applied = transactions.apply("ses_other", "op_1", append_items(assistant("something else")))
 
     assert applied is True
-    assert stored_items("ses_other") == [assistant("something else")]
+    assert items_in_log("ses_other") == [assistant("something else")]
 
 
 def test_it_creates_a_missing_session(db):
@@ -86,7 +87,7 @@ def test_append_items_keeps_every_item_whatever_its_id(session_id):
     applied = transactions.apply(session_id, "op_1", append_items(user("hello again", id="msg_1"), assistant("hi")))
 
     assert applied is True
-    assert stored_items(session_id) == [user("hello", id="msg_1"), user("hello again", id="msg_1"), assistant("hi")]
+    assert items_in_log(session_id) == [user("hello", id="msg_1"), user("hello again", id="msg_1"), assistant("hi")]
 
 
 def test_replace_suffix_swaps_the_newest_items(session_id):
@@ -97,7 +98,7 @@ def test_replace_suffix_swaps_the_newest_items(session_id):
     )
 
     assert applied is True
-    assert stored_items(session_id) == [user("one"), assistant("final")]
+    assert items_in_log(session_id) == [user("one"), assistant("final")]
     assert [item["id"] for item in timeline(session_id)] == ["message:1", "message:4"]
 
 
@@ -108,7 +109,7 @@ def test_replace_suffix_compares_items_as_json_values(session_id):
         session_id, "op_1", replace_suffix([{"score": 1.0, "content": "draft", "role": "assistant"}], [assistant("x")])
     )
 
-    assert stored_items(session_id) == [assistant("x")]
+    assert items_in_log(session_id) == [assistant("x")]
 
 
 def test_replace_suffix_with_an_empty_suffix_appends(session_id):
@@ -116,7 +117,7 @@ def test_replace_suffix_with_an_empty_suffix_appends(session_id):
 
     transactions.apply(session_id, "op_1", replace_suffix([], [assistant("two")]))
 
-    assert stored_items(session_id) == [user("one"), assistant("two")]
+    assert items_in_log(session_id) == [user("one"), assistant("two")]
 
 
 def test_replace_suffix_undoes_what_the_replaced_items_projected(session_id):
@@ -142,7 +143,7 @@ def test_a_suffix_that_no_longer_matches_changes_nothing_and_records_nothing(ses
     assert error.value.code == "suffix_mismatch"
     assert error.value.status == 409
     assert error.value.message == "Session history suffix no longer matches the transaction precondition."
-    assert stored_items(session_id) == [user("one"), assistant("two")]
+    assert items_in_log(session_id) == [user("one"), assistant("two")]
     assert timeline(session_id) == before
     assert not Operation.objects.filter(session_id=session_id).exists()
 
@@ -156,7 +157,7 @@ def test_an_operation_that_failed_on_its_suffix_can_be_applied_later(session_id)
     item_log.append(session_id, [assistant("two")])
 
     assert transactions.apply(session_id, "op_1", transaction) is True
-    assert stored_items(session_id) == [user("one"), assistant("three")]
+    assert items_in_log(session_id) == [user("one"), assistant("three")]
 
 
 def test_a_suffix_longer_than_the_history_does_not_match(session_id):
@@ -165,7 +166,7 @@ def test_a_suffix_longer_than_the_history_does_not_match(session_id):
     with pytest.raises(SuffixMismatch):
         transactions.apply(session_id, "op_1", replace_suffix([user("zero"), user("one")], []))
 
-    assert stored_items(session_id) == [user("one")]
+    assert items_in_log(session_id) == [user("one")]
 
 
 def test_a_suffix_in_another_order_does_not_match(session_id):
@@ -180,7 +181,7 @@ def test_it_rejects_an_operation_id_that_is_not_a_non_empty_string(session_id, o
     with pytest.raises(InvalidInput):
         transactions.apply(session_id, operation_id, append_items(user("hello")))
 
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
     assert not Operation.objects.exists()
 
 
@@ -188,7 +189,7 @@ def test_it_rejects_an_operation_id_longer_than_200_characters(session_id):
     with pytest.raises(InvalidInput):
         transactions.apply(session_id, "o" * 201, append_items(user("hello")))
 
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
 
 
 @pytest.mark.parametrize(
@@ -221,5 +222,5 @@ def test_it_rejects_malformed_item_lists_before_recording_anything(session_id, t
     with pytest.raises(InvalidInput):
         transactions.apply(session_id, "op_1", transaction)
 
-    assert stored_items(session_id) == []
+    assert items_in_log(session_id) == []
     assert transactions.apply(session_id, "op_1", append_items(user("valid"))) is True

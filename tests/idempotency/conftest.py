@@ -3,23 +3,7 @@
 import pytest
 
 from historyhub.apikeys.models import ApiKey
-from tests.api.conftest import anonymous, session_id  # noqa: F401  (the API tests' fixtures, shared)
-from tests.conftest import ApiClient
-
-HEADER = "Idempotency-Key"
-
-
-class KeyedApiClient(ApiClient):
-    """An ApiClient sending ``Idempotency-Key: <idempotency_key>`` on every request."""
-
-    def __init__(self, key, idempotency_key, **client_options):
-        super().__init__(key)
-        self.idempotency_key = idempotency_key
-        if client_options:
-            self.client = type(self.client)(**client_options)
-
-    def _headers(self, extra):
-        return super()._headers({HEADER: self.idempotency_key, **(extra or {})})
+from tests.support.actors import KeyedApiClient
 
 
 @pytest.fixture

@@ -4,8 +4,9 @@ import pytest
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.idempotency.models import IdempotencyRecord
-from tests.api.wire import assert_error, stored_items, user
-from tests.idempotency.conftest import KeyedApiClient
+from tests.support.actors import KeyedApiClient
+from tests.support.items import user
+from tests.support.readers import assert_error, items_via_api
 
 INVALID = "Idempotency-Key must be 1 to 255 printable ASCII characters."
 
@@ -19,7 +20,7 @@ def test_a_key_that_is_not_1_to_255_printable_ascii_characters_is_refused(api, w
     response = KeyedApiClient(write_key, value).post(f"sessions/{session_id}/items", {"items": [user("hi")]})
 
     assert_error(response, 400, "invalid_input", INVALID)
-    assert stored_items(api, session_id) == []
+    assert items_via_api(api, session_id) == []
 
 
 @pytest.mark.parametrize("value", ["k" * 255, "a b ~!", "7"], ids=["255", "spaces and symbols", "one"])
@@ -32,7 +33,7 @@ def test_any_1_to_255_printable_ascii_characters_make_a_key(api, write_key, sess
     assert repeat.status_code == 200
     assert repeat["Idempotent-Replayed"] == "true"
     assert IdempotencyRecord.objects.get().key == value
-    assert stored_items(api, session_id) == [user("hi")]
+    assert items_via_api(api, session_id) == [user("hi")]
 
 
 def test_writes_without_the_header_are_applied_every_time_and_not_recorded(api, session_id):

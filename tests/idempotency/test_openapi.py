@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.api.test_openapi import ERROR_REF, operations
+from tests.support.readers import ERROR_REF, operations
 
 
 @pytest.fixture

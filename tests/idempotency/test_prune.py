@@ -10,8 +10,9 @@ from django.utils import timezone
 
 from historyhub.idempotency.models import IdempotencyRecord
 from historyhub.idempotency.records import prune
-from tests.api.wire import stored_items, user
-from tests.servers import ROOT, production_environment
+from tests.support.items import user
+from tests.support.readers import items_via_api
+from tests.support.servers import ROOT, production_environment
 
 
 def record_aged(keyed, session_id, idempotency_key, age):
@@ -57,7 +58,7 @@ def test_a_pruned_key_starts_a_new_request(api, keyed, session_id):
     response = keyed("turn-1").post(f"sessions/{session_id}/items", {"items": [user("turn-1")]})
 
     assert response.json() == {"inserted": [True], "itemCount": 2}
-    assert stored_items(api, session_id) == [user("turn-1"), user("turn-1")]
+    assert items_via_api(api, session_id) == [user("turn-1"), user("turn-1")]
 
 
 def test_the_management_command_prunes_and_says_how_many(keyed, session_id):

@@ -7,10 +7,9 @@ import pytest
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.idempotency.models import IdempotencyRecord
-from tests.api.wire import stored_items
-from tests.conftest import ApiClient
-from tests.history.test_concurrency import PROCESSES, run_together
-from tests.idempotency.conftest import KeyedApiClient
+from tests.support.actors import ApiClient, KeyedApiClient
+from tests.support.processes import PROCESSES, run_together
+from tests.support.readers import items_via_api
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -41,7 +40,7 @@ def test_processes_racing_one_key_apply_the_request_once_and_all_get_its_answer(
     assert len(set(answers.values())) == 1, answers
     [(status, content)] = set(answers.values())
     assert (status, json.loads(content)) == (200, {"inserted": [True, True], "itemCount": 2})
-    assert stored_items(ApiClient(write_key), "race") == ITEMS["items"]
+    assert items_via_api(ApiClient(write_key), "race") == ITEMS["items"]
     assert IdempotencyRecord.objects.count() == 1
 
 
@@ -50,7 +49,7 @@ def test_processes_racing_one_key_with_two_bodies_apply_one_and_refuse_the_other
 
     answers = run_together(post_with_one_key(write_key, lambda index: ITEMS if index % 2 else OTHER_ITEMS))
 
-    stored = stored_items(ApiClient(write_key), "race")
+    stored = items_via_api(ApiClient(write_key), "race")
     winner = 1 if stored == ITEMS["items"] else 0
     assert stored == (ITEMS if winner else OTHER_ITEMS)["items"]
     applied = {answers[index] for index in range(PROCESSES) if index % 2 == winner}
@@ -86,4 +85,4 @@ def test_a_retry_over_http_after_the_answer_was_lost_stores_nothing_twice(live_s
 
     assert (status, body) == (lost_status, lost_body) == (200, b'{"inserted": [true, true], "itemCount": 2}')
     assert headers["Idempotent-Replayed"] == "true"
-    assert stored_items(ApiClient(write_key), "retried") == ITEMS["items"]
+    assert items_via_api(ApiClient(write_key), "retried") == ITEMS["items"]

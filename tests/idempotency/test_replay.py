@@ -6,8 +6,9 @@ from historyhub.apikeys.models import ApiKey
 from historyhub.history import sessions
 from historyhub.idempotency import records
 from historyhub.idempotency.models import IdempotencyRecord
-from tests.api.wire import assert_error, stored_items, user
-from tests.idempotency.conftest import KeyedApiClient
+from tests.support.actors import KeyedApiClient
+from tests.support.items import user
+from tests.support.readers import assert_error, items_via_api
 
 REUSED = "This Idempotency-Key was already used with a different request."
 
@@ -29,7 +30,7 @@ def test_an_equal_repeat_gets_the_recorded_answer_and_stores_nothing_again(api, 
     assert first.json() == {"inserted": [True, True], "itemCount": 2}
     assert not first.has_header("Idempotent-Replayed")
     assert_replayed(repeat, first)
-    assert stored_items(api, session_id) == [user("hello"), user("again")]
+    assert items_via_api(api, session_id) == [user("hello"), user("again")]
 
 
 def test_a_repeat_equal_as_json_is_replayed_whatever_its_key_order_layout_and_number_form(api, keyed, session_id):
@@ -45,7 +46,7 @@ def test_a_repeat_equal_as_json_is_replayed_whatever_its_key_order_layout_and_nu
 
     assert first.status_code == 200
     assert_replayed(repeat, first)
-    assert stored_items(api, session_id) == [{"role": "user", "content": "hi", "n": 1}]
+    assert items_via_api(api, session_id) == [{"role": "user", "content": "hi", "n": 1}]
 
 
 def test_true_and_1_are_different_bodies(keyed, session_id):
@@ -75,7 +76,7 @@ def test_the_same_key_for_a_different_request_is_refused_and_changes_nothing(
     response = client.request(method, path, body)
 
     assert_error(response, 409, "idempotency_key_reused", REUSED)
-    assert stored_items(api, session_id) == [user("first")]
+    assert items_via_api(api, session_id) == [user("first")]
     assert api.get("sessions/elsewhere").status_code == 404
 
 
@@ -89,7 +90,7 @@ def test_a_key_belongs_to_its_api_key_so_another_api_key_may_use_it_for_another_
 
     assert response.status_code == 200
     assert not response.has_header("Idempotent-Replayed")
-    assert stored_items(api, session_id) == [user("mine"), user("theirs")]
+    assert items_via_api(api, session_id) == [user("mine"), user("theirs")]
 
 
 def test_a_4xx_answer_is_recorded_and_replayed_even_after_the_request_would_succeed(api, keyed):
@@ -127,7 +128,7 @@ def test_an_empty_body_is_a_value_of_its_own(api, keyed, session_id):
     assert first.json() == {"item": user("two")}
     assert_replayed(repeat, first)
     assert_error(with_an_object, 409, "idempotency_key_reused", REUSED)
-    assert stored_items(api, session_id) == [user("one")]
+    assert items_via_api(api, session_id) == [user("one")]
 
 
 def test_a_repeated_delete_answers_204_again_and_deletes_nothing_added_since(api, keyed, session_id):
@@ -140,7 +141,7 @@ def test_a_repeated_delete_answers_204_again_and_deletes_nothing_added_since(api
 
     assert first.status_code == 204
     assert_replayed(repeat, first)
-    assert stored_items(api, session_id) == [user("new")]
+    assert items_via_api(api, session_id) == [user("new")]
 
 
 def test_a_repeat_that_finds_the_key_taken_only_when_it_inserts_gets_the_recorded_answer(
@@ -162,7 +163,7 @@ def test_a_repeat_that_finds_the_key_taken_only_when_it_inserts_gets_the_recorde
 
     assert looks == ["append-1", "append-1"]
     assert_replayed(repeat, first)
-    assert stored_items(api, session_id) == [user("once")]
+    assert items_via_api(api, session_id) == [user("once")]
 
 
 def test_a_5xx_answer_is_rolled_back_with_its_record_so_a_retry_applies_the_request(api, keyed, monkeypatch):
@@ -199,7 +200,7 @@ def test_a_change_is_rolled_back_when_its_answer_cannot_be_recorded(api, keyed, 
     )
 
     assert response.status_code == 500
-    assert stored_items(api, session_id) == []
+    assert items_via_api(api, session_id) == []
     assert not IdempotencyRecord.objects.exists()
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from historyhub.live.sqlite import ChangeFile, Watcher
 from historyhub.live.subscriptions import Hub
-from tests.servers import ROOT
+from tests.support.servers import ROOT
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from historyhub.runs import parking
 from historyhub.runs.models import Run
-from tests.api.wire import assert_error
-from tests.runs.conftest import STATE, decide, let_expire
+from tests.support.readers import assert_error
+from tests.support.runs import STATE, decide, let_expire
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 """GET and DELETE /sessions/{sessionId}/runs/{runId}."""
 
-from tests.api.wire import assert_error
-from tests.runs.conftest import STATE
+from tests.support.readers import assert_error
+from tests.support.runs import STATE
 
 
 def test_a_parked_run_reads_back_with_its_state(api, run_path):

@@ -2,8 +2,8 @@
 
 import pytest
 
-from tests.api.wire import assert_error
-from tests.runs.conftest import STATE
+from tests.support.readers import assert_error
+from tests.support.runs import STATE
 
 
 def test_parking_a_run_keeps_its_state_verbatim_and_what_it_waits_on(api, session_id):

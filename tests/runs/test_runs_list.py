@@ -4,8 +4,8 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from tests.api.wire import assert_error
-from tests.runs.conftest import decide, let_expire
+from tests.support.readers import assert_error
+from tests.support.runs import decide, let_expire
 
 
 def ready_ids(api, **filters):

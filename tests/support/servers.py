@@ -4,7 +4,8 @@
   process, so it shares the test database and this process's live hub (a test
   can count subscribers).
 - ``ProductionServer``: ``bin/start`` as the Docker image runs it (gunicorn,
-  uvicorn workers, DEBUG off), in its own processes.
+  uvicorn workers, DEBUG off), in its own processes; ``fetch`` speaks to it
+  as a browser behind the HTTPS proxy would, without following redirects.
 """
 
 import json
@@ -15,7 +16,7 @@ import socket
 import subprocess
 import sys
 import threading
-import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -24,8 +25,9 @@ from django.db import connection
 
 from historyhub import live
 from historyhub.asgi import application
+from tests.support.waiting import until
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 START_SECONDS = 30
 
@@ -34,16 +36,6 @@ def free_port():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def until(condition, seconds=10, message="the condition"):
-    """Poll ``condition`` until it is true, or fail after ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while not (result := condition()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{message} did not happen within {seconds} s")
-        time.sleep(0.02)
-    return result
 
 
 class InProcessServer:
@@ -135,3 +127,32 @@ class ProductionServer:
 
     def output(self):
         return Path(self.log_path).read_text()[-3000:]
+
+
+def collect_static(environment):
+    """collectstatic into the environment's STATIC_ROOT: production pages need its manifest."""
+    collected = subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput"],
+        cwd=ROOT,
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    assert collected.returncode == 0, collected.stderr
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+OPENER = urllib.request.build_opener(NoRedirects)
+HTTPS = {"Host": "historyhub.example.com", "X-Forwarded-Proto": "https"}
+
+
+def fetch(url, headers=HTTPS, data=None, timeout=10):
+    """The answer, whatever its status, without following redirects."""
+    try:
+        return OPENER.open(urllib.request.Request(url, headers=headers, data=data), timeout=timeout)
+    except urllib.error.HTTPError as error:
+        return error

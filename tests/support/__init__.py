@@ -1,0 +1,1 @@
+"""What tests share: item builders, actors, readers, servers, a clock and an HTML reader."""

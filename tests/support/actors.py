@@ -1,0 +1,79 @@
+"""Who acts in tests: API clients with a key (and an Idempotency-Key), an approver, a browser-like dashboard post."""
+
+import json
+
+from django.contrib.auth.models import Group, Permission, User
+from django.test import Client
+from django.urls import reverse
+
+HTMX = {"HX-Request": "true"}
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+
+
+class ApiClient:
+    """Django's test client speaking JSON to /api/v1 with a bearer key."""
+
+    def __init__(self, key=None):
+        self.client = Client()
+        self.key = key
+
+    def _headers(self, extra):
+        return {**({"Authorization": f"Bearer {self.key}"} if self.key else {}), **(extra or {})}
+
+    def request(self, method, path, body=None, raw=None, headers=None, **params):
+        url = path if path.startswith("/") else f"/api/v1/{path}"
+        data = raw if raw is not None else (json.dumps(body) if body is not None else None)
+        call = getattr(self.client, method.lower())
+        if method.upper() == "GET":
+            return call(url, params, headers=self._headers(headers))
+        return call(url, data, content_type="application/json", headers=self._headers(headers))
+
+    def get(self, path, **params):
+        return self.request("GET", path, **params)
+
+    def post(self, path, body=None, **kwargs):
+        return self.request("POST", path, body, **kwargs)
+
+    def put(self, path, body=None, **kwargs):
+        return self.request("PUT", path, body, **kwargs)
+
+    def patch(self, path, body=None, **kwargs):
+        return self.request("PATCH", path, body, **kwargs)
+
+    def delete(self, path, body=None, **kwargs):
+        return self.request("DELETE", path, body, **kwargs)
+
+
+class KeyedApiClient(ApiClient):
+    """An ApiClient sending ``Idempotency-Key: <idempotency_key>`` on every request."""
+
+    def __init__(self, key, idempotency_key, **client_options):
+        super().__init__(key)
+        self.idempotency_key = idempotency_key
+        if client_options:
+            self.client = type(self.client)(**client_options)
+
+    def _headers(self, extra):
+        return super()._headers({IDEMPOTENCY_HEADER: self.idempotency_key, **(extra or {})})
+
+
+def make_approver(username="owner", password="owner-password-1"):
+    """A person in the Approvers group, who may decide client actions."""
+    user = User.objects.create_user(username, password=password)
+    # get_or_create: tests on a transactional database flush what the migrations made.
+    group, _ = Group.objects.get_or_create(name="Approvers")
+    group.permissions.add(Permission.objects.get(codename="decide_clientaction"))
+    user.groups.add(group)
+    return user
+
+
+def csrf_token(client):
+    """The CSRF cookie a page sets, as a browser would send it back."""
+    client.get(reverse("dashboard:sessions"))
+    return client.cookies["csrftoken"].value
+
+
+def post(client, url, data, htmx=False):
+    """A dashboard form post carrying the CSRF token, as from htmx if ``htmx``."""
+    headers = {"X-CSRFToken": csrf_token(client), **(HTMX if htmx else {})}
+    return client.post(url, data, headers=headers)

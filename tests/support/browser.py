@@ -1,0 +1,13 @@
+"""What browser tests share beyond their fixtures: how long a live update may take, and screenshots."""
+
+from pathlib import Path
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+# Long enough for a live update (sent at once, then at most once a second) on a busy machine.
+LIVE_TIMEOUT_MS = 5_000
+
+
+def screenshot(page, name):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    # caret="hide" would leave style="" on inputs, which htmx then copies when it settles a swap: a CSP violation.
+    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True, caret="initial")
