@@ -76,19 +76,6 @@ COMMON_WORD = "refund"  # in most sessions' message text
 RARE_WORD = "zeppelin"  # in the message text of RARE_SESSIONS sessions, spread over the list
 RARE_SESSIONS = 7
 METADATA_VALUE = "cus_0031337"  # one session's customer
-WORDS = (
-    "the order refund account invoice shipping customer please thanks update status delivery payment card "
-    "address change cancel subscription plan upgrade downgrade billing cycle receipt tracking number warehouse "
-    "return label damaged item replacement warranty policy days business email confirmation password reset "
-    "login session device browser error message screen settings profile notification preference language "
-    "report export download upload file attachment image document contract signature approval manager team "
-    "schedule meeting calendar reminder deadline priority ticket escalation agent support answer question "
-    "issue problem solution workaround version release feature request feedback survey rating review "
-    "product catalog price discount coupon promotion tax region currency transfer balance statement limit "
-    "and or but with from into about after before while because so that which when where how why what "
-    "is are was were be been will would can could should may might must have has had do does did not"
-)
-VOCABULARY = WORDS.split()
 
 
 # The parent: data sets, then one measuring process per database, then the table ---------
@@ -296,7 +283,10 @@ def log(what, started):
 
 
 def words(rng, low, high):
-    return " ".join(rng.choices(VOCABULARY, k=rng.randint(low, high))).capitalize() + "."
+    # The ingest benchmark's vocabulary; imported here, where the seeding child has the repository on its path.
+    from bench.items import WORDS
+
+    return " ".join(rng.choices(WORDS, k=rng.randint(low, high))).capitalize() + "."
 
 
 def conversation(rng, index, messages):

@@ -22,9 +22,8 @@ from historyhub import faults, live, streaming
 from historyhub.faults import error_response
 
 
-class PlainMiddleware:
-    """A middleware for a sync or an async chain whose ``before`` (answer early, or None) and ``after``
-    (the answer to send) touch no database, so they run where the request is, with no thread hop."""
+class ChainMiddleware:
+    """A middleware for a sync or an async chain: it learns which from the step after it, as Django's own do."""
 
     sync_capable = True
     async_capable = True
@@ -34,6 +33,11 @@ class PlainMiddleware:
         self.async_mode = iscoroutinefunction(get_response)
         if self.async_mode:
             markcoroutinefunction(self)
+
+
+class PlainMiddleware(ChainMiddleware):
+    """A middleware whose ``before`` (answer early, or None) and ``after`` (the answer to send) touch no
+    database, so they run where the request is, with no thread hop."""
 
     def __call__(self, request):
         if self.async_mode:

@@ -10,42 +10,16 @@ stored in their wire shape (docs/architecture.md, "Timeline entries").
 from historyhub.history import bulk, jsonvalues, matching
 from historyhub.history.models import TimelineEntry
 
-_COLUMNS = (
-    "session_id",
-    "epoch",
-    "seq",
-    "order",
-    "key",
-    "type",
-    "call_id",
-    "source_position",
-    "created_at",
-    "data",
-    "text",
-    "changed_version",
-)
-
-
 # What a write reads of an entry.
 READ = ("pk", "epoch", "seq", "order", "key", "type", "call_id", "source_position", "created_at", "data", "text")
+# What a write inserts: the entry but its pk (the database gives it), its session and the version that shows it changed.
+_COLUMNS = ("session_id", *READ[1:], "changed_version")
 
 
 class Entry:
     """A timeline entry with its data parsed; ``pk`` is None until it is written."""
 
-    __slots__ = (
-        "pk",
-        "epoch",
-        "seq",
-        "order",
-        "key",
-        "type",
-        "call_id",
-        "source_position",
-        "created_at",
-        "data",
-        "text",
-    )
+    __slots__ = READ
 
     def __init__(self, *, pk, epoch, seq, order, key, type, call_id, source_position, created_at, data, text):
         self.pk = pk

@@ -2,12 +2,12 @@
 
 import re
 
-from asgiref.sync import async_to_sync, iscoroutinefunction, markcoroutinefunction, sync_to_async
+from asgiref.sync import async_to_sync, sync_to_async
 from django.db import transaction
 
 from historyhub.apikeys.auth import BearerApiKey
 from historyhub.idempotency import records
-from historyhub.middleware import error_response
+from historyhub.middleware import ChainMiddleware, error_response
 
 API_PREFIX = "/api/v1/"
 HEADER = "Idempotency-Key"
@@ -21,7 +21,7 @@ def applies_to(request):
     return request.method in WRITE_METHODS and request.path_info.startswith(API_PREFIX)
 
 
-class IdempotencyMiddleware:
+class IdempotencyMiddleware(ChainMiddleware):
     """Apply a keyed write once per API key, and replay its answer to an equal repeat.
 
     The request runs in one transaction with the insert of its key's record
@@ -34,15 +34,7 @@ class IdempotencyMiddleware:
     its transaction wraps the view.
     """
 
-    sync_capable = True
-    async_capable = True
     bearer_api_key = BearerApiKey()
-
-    def __init__(self, get_response):
-        self.get_response = get_response
-        self.async_mode = iscoroutinefunction(get_response)
-        if self.async_mode:
-            markcoroutinefunction(self)
 
     def __call__(self, request):
         if self.async_mode:

@@ -23,6 +23,7 @@ from pathlib import Path
 import uvicorn
 from django.db import connection
 
+from bench.server import free_port
 from historyhub import live
 from historyhub.asgi import application
 from tests.support.waiting import until
@@ -30,12 +31,6 @@ from tests.support.waiting import until
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 START_SECONDS = 30
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class InProcessServer:
