@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 from historyhub.client.errors import HistoryHubError
 
-# The longest wait the server holds one request for (API.md's `wait` bound).
+# The longest wait the server holds one request for (`wait` is 0-60 s: docs/api.md).
 LONG_POLL_SECONDS = 60
 # Answers worth another try: the server was briefly unable to answer, or asked us to slow down.
 RETRY_STATUSES = {429, 500, 502, 503, 504}
