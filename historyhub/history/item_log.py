@@ -7,8 +7,10 @@ projections"). All changes go through ``writes.writing``, so positions are
 allocated and projections updated by one writer at a time per session.
 """
 
+import functools
 from typing import NamedTuple
 
+from django.db import connection
 from django.db.models import Max, Subquery
 
 from historyhub.history import bulk, client_actions, jsonvalues, validation
@@ -266,11 +268,14 @@ def iter_item_texts(session_id, limit=None):
     """
     if limit == 0:
         return iter(())
-    # The current epoch's start is read in the same statement: one round trip for the newest items.
+    if limit is not None and limit <= STREAM_CHUNK:
+        # get_items(limit), the read every turn of an agent makes: a statement prepared once, since compiling
+        # the ORM's query cost more than running it.
+        with connection.cursor() as cursor:
+            cursor.execute(_newest_texts_sql(connection.vendor), [session_id, session_id, limit])
+            return reversed([data for (data,) in cursor.fetchall()])
     epoch_start = Session.objects.filter(pk=session_id).values("epoch_start")[:1]
     rows = Item.objects.filter(session_id=session_id, position__gte=Subquery(epoch_start))
-    if limit is not None and limit <= STREAM_CHUNK:
-        return reversed(list(rows.order_by("-position").values_list("data", flat=True)[:limit]))
     last = rows.aggregate(last=Max("position"))["last"]
     if last is None:
         return iter(())
@@ -282,6 +287,21 @@ def iter_item_texts(session_id, limit=None):
         start = rows.order_by("-position").values_list("position", flat=True)[limit - 1 : limit]
         after = start[0] - 1 if start else 0
     return _texts_from(rows, _chunk(rows, after, last), last)
+
+
+@functools.cache
+def _newest_texts_sql(vendor):
+    """The ``%s`` newest items of session ``%s`` (given twice), newest first: the current epoch's start is read
+    in the same statement."""
+    quote = connection.ops.quote_name
+    items, sessions = quote(Item._meta.db_table), quote(Session._meta.db_table)
+    session, position, data = (quote(Item._meta.get_field(name).column) for name in ("session", "position", "data"))
+    epoch_start, pk = quote(Session._meta.get_field("epoch_start").column), quote(Session._meta.pk.column)
+    return (
+        f"SELECT {data} FROM {items} WHERE {session} = %s"
+        f" AND {position} >= (SELECT {epoch_start} FROM {sessions} WHERE {pk} = %s)"
+        f" ORDER BY {position} DESC LIMIT %s"
+    )
 
 
 def _chunk(rows, after, last):
