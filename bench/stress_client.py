@@ -63,7 +63,9 @@ class Http:
             connection.request(method, path, body=data, headers=sent)
             response = connection.getresponse()
             raw = response.read()
-            answer = Answer(response.status, dict(response.headers), None)
+            # The message itself, not a dict: header names are case-insensitive, and the server may send them
+            # in lower case (HTTP/1.1 allows either).
+            answer = Answer(response.status, response.headers, None)
         except (OSError, http.client.HTTPException) as error:
             answer = Answer(None, {}, None, error=f"{type(error).__name__}: {error}")
             raw = b""

@@ -2,7 +2,7 @@
 
 from ninja import Field, Schema
 
-from historyhub.history.schemas import Filter, Identifier, Out, Page, Pagination, Time
+from historyhub.history.schemas import Filter, Identifier, Out, Page, Pagination, Text, Time
 from historyhub.runs.parking import MAX_AWAITED, MAX_LEASE_SECONDS, RUN_ID
 
 RUN_ID_PATTERN = f"^{RUN_ID.pattern}$"
@@ -10,7 +10,7 @@ RUN_ID_PATTERN = f"^{RUN_ID.pattern}$"
 
 class RunIn(Schema):
     agent: Identifier = Field(description="The starting agent's name; the resumer supplies the agent of that name.")
-    state: str = Field(min_length=1, description="The agent SDK's serialised run state, kept verbatim.")
+    state: Text = Field(min_length=1, description="The agent SDK's serialised run state, kept verbatim.")
     callIds: list[Identifier] = Field(
         min_length=1, max_length=MAX_AWAITED, description="The client actions of this session the run waits on."
     )
