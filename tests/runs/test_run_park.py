@@ -56,6 +56,7 @@ def test_a_run_of_an_unknown_session_is_not_found(api):
         ({"agent": "support", "state": STATE, "callIds": []}, "callIds"),
         ({"agent": "", "state": STATE, "callIds": ["call_a"]}, "agent"),
         ({"agent": "support", "callIds": ["call_a"]}, "state"),
+        ({"agent": "support", "state": "{\u0000}", "callIds": ["call_a"]}, "state"),
     ],
 )
 def test_it_rejects_a_malformed_run(api, session_id, body, field):
@@ -79,3 +80,10 @@ def test_a_read_key_may_not_park_a_run(read_api, session_id):
     )
 
     assert_error(response, 403, "forbidden")
+
+
+def test_the_openapi_document_states_that_a_state_holds_no_nul(api):
+    """A client generated from the document refuses what the server would refuse (docs/api.md, "Limits")."""
+    run_in = api.get("/api/openapi.json").json()["components"]["schemas"]["RunIn"]
+
+    assert run_in["properties"]["state"]["pattern"] == r"^[^\x00]*$"
