@@ -8,6 +8,7 @@ JSON under ``/api/``, a short page elsewhere (docs/operations.md).
 
 import logging
 
+import psycopg
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
@@ -16,8 +17,11 @@ logger = logging.getLogger(__name__)
 
 # What the database driver raises when the server is down, restarting, unreachable,
 # or the pool had no connection to give within its timeout (psycopg_pool's
-# PoolTimeout, which Django wraps as an OperationalError).
-DATABASE_UNAVAILABLE = (OperationalError, InterfaceError)
+# PoolTimeout, which Django wraps as an OperationalError). psycopg's own errors
+# count too: Django does not wrap every call it makes, and closing a server-side
+# cursor (QuerySet.iterator on PostgreSQL) on a connection the server dropped
+# raises psycopg.OperationalError as it is (found by the stress run, docs/stress.md).
+DATABASE_UNAVAILABLE = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 RETRY_AFTER_SECONDS = 5
 UNAVAILABLE_MESSAGE = "The database cannot be reached right now; try again in a few seconds."
 

@@ -9,6 +9,7 @@ production server's side, restarts included, is in test_production_faults.py.
 
 import time
 
+import psycopg
 import pytest
 from django.db import OperationalError, connection
 from django.middleware.common import CommonMiddleware
@@ -101,6 +102,24 @@ def test_reading_items_answers_503_when_the_database_goes_away_after_the_key_was
         response = api.get("sessions/support-42/items")
 
     assert_error(response, 503, "service_unavailable")
+
+
+def test_the_drivers_own_error_answers_503_too(db, write_key):
+    """Django leaves some driver calls unwrapped: closing a server-side cursor on a connection PostgreSQL
+    dropped raises psycopg's OperationalError itself (seen in the stress run's database restart)."""
+    api = ApiClient(write_key)
+    assert api.post("sessions/support-42/items", {"items": [{"role": "user", "content": "Hi"}]}).status_code == 200
+
+    def dropped(execute, sql, params, many, context):
+        if '"history_' in sql:
+            raise psycopg.OperationalError("consuming input failed: server closed the connection unexpectedly")
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(dropped):
+        response = api.get("sessions/support-42/entries")
+
+    assert_error(response, 503, "service_unavailable")
+    assert response["Retry-After"] == "5"
 
 
 def test_a_page_answers_a_short_503_page_that_needs_no_database(database, approver):
