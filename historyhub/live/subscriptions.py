@@ -9,6 +9,7 @@ the thread that committed them. So a wake-up crosses threads with
 import asyncio
 import contextlib
 import threading
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 
@@ -93,9 +94,10 @@ class Subscription:
             self.loop.call_soon_threadsafe(self._event.set)
 
 
-class SignalThread:
+class SignalThread(ABC):
     """The process's one listener for announcements from other processes: a daemon thread
-    running ``_run`` until ``stop``, which checks ``_stopping`` at least once a second."""
+    running ``_run`` until ``stop``, which checks ``_stopping`` at least once a second.
+    Each database has its own: ``postgresql.Listener`` and ``sqlite.Watcher``."""
 
     def __init__(self, hub):
         self.hub = hub
@@ -110,8 +112,9 @@ class SignalThread:
         self._stopping.set()
         self._thread.join()
 
+    @abstractmethod
     def _run(self):
-        raise NotImplementedError
+        """Hear announcements and hand them to ``self.hub`` until ``_stopping`` is set."""
 
 
 class Hub:
