@@ -91,17 +91,17 @@ def restart_postgres(cluster, down, faults):
     faults["restart"] = {"began": began, "up": up, "window_end": up + RESTART_GRACE}
 
 
-def run(options, folder, cluster, server, key):
+def run(options, folder, cluster, server, keys):
     context = multiprocessing.get_context("spawn")
     give_up = 60
     processes = [
         context.Process(
             target=stress_client.run_client,
-            args=(n, server.base, key, options.seconds, give_up, options.seed, folder / f"client-{n}.json"),
+            args=(n, server.base, keys, options.seconds, give_up, options.seed, folder / f"client-{n}.json"),
         )
         for n in range(options.clients)
     ]
-    probe = Probe(server.base, key)
+    probe = Probe(server.base, keys.agent)
     start = time.monotonic()
     for process in processes:
         process.start()
@@ -194,7 +194,7 @@ def main():
             f"{stress.cluster.port}; running {options.seconds:g} s",
             flush=True,
         )
-        records, faults = run(options, stress.folder, stress.cluster, stress.server, stress.key)
+        records, faults = run(options, stress.folder, stress.cluster, stress.server, stress.keys)
         stress.server.stop()
         checks = check(records, faults, stress.cluster.url(), stress.folder)
         text, passed = summary(options, records, faults, checks, stress.cluster)

@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "historyhub.idempotency",
     "axes",
     "historyhub.runs",
+    "historyhub.approvals",
 ]
 
 MIDDLEWARE = [
