@@ -172,6 +172,7 @@ async def run(database, options, data_dir):
     port = 20000 + secrets.randbelow(20000)
     env.update(BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="2")
     subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True, capture_output=True)
+
     def issue(name, scope):
         command = [PYTHON, "manage.py", "createapikey", name, "--scope", scope]
         return subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout.strip()
