@@ -16,6 +16,7 @@ from django.core.signals import got_request_exception
 from django.db import connection
 from django.dispatch import receiver
 from django.http import JsonResponse
+from django.utils.cache import patch_cache_control
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 from historyhub import faults, live, streaming
@@ -140,6 +141,15 @@ class ApiBodyLimitMiddleware(PlainMiddleware):
             if length > limit:
                 return error_response("payload_too_large", f"The request body is larger than {limit} bytes.", 413)
         return None
+
+
+class NoStoreMiddleware(PlainMiddleware):
+    """Nothing but static files may be kept by a browser or a proxy: pages show conversations and API
+    answers carry them, so a shared computer's cache or a proxy must not keep a copy (``no-store``)."""
+
+    def after(self, request, response):
+        patch_cache_control(response, no_store=True, private=True)
+        return response
 
 
 class ContentSecurityPolicyMiddleware(PlainMiddleware):

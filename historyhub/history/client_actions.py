@@ -51,7 +51,8 @@ def open_action(session_id, *, call_id, name, arguments, description="", expires
     if not isinstance(arguments, dict):
         raise InvalidInput("arguments must be an object.")
     validation.json_value(arguments, "arguments")
-    description = validation.text(description or "", "description")
+    validation.within_action_limit(arguments, "arguments")
+    description = validation.within_action_limit(validation.text(description or "", "description"), "description")
     if expires_at is not None:
         parsed = base.parse_timestamp(expires_at)
         if parsed is None:
@@ -214,11 +215,12 @@ def decide(session_id, call_id, *, decision, comment="", arguments=None, decider
     comment = comment or ""
     if not isinstance(comment, str):
         raise InvalidInput("comment must be a string.")
-    validation.text(comment, "comment")
+    validation.within_action_limit(validation.text(comment, "comment"), "comment")
     if arguments is not None:
         if not isinstance(arguments, dict):
             raise InvalidInput("arguments must be an object.")
         validation.json_value(arguments, "arguments")
+        validation.within_action_limit(arguments, "arguments")
     if decision == "reject":
         outcome = {"status": Status.REJECTED, "decision": decision, "comment": comment}
     else:
