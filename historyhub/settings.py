@@ -249,6 +249,10 @@ HISTORYHUB_MAX_ACTION_FIELD_BYTES = envint("HISTORYHUB_MAX_ACTION_FIELD_BYTES", 
 HISTORYHUB_MAX_JSON_DEPTH = envint("HISTORYHUB_MAX_JSON_DEPTH", 100)
 # Idempotency-Key records are kept at least this long, then pruned (docs/idempotency.md).
 HISTORYHUB_IDEMPOTENCY_TTL_HOURS = envint("HISTORYHUB_IDEMPOTENCY_TTL_HOURS", 24)
+# What one API key or one person may hold open at once in one server process: waits (?wait=) and the
+# dashboard's live streams; beyond it 429 (docs/live-updates.md, "Caps").
+HISTORYHUB_MAX_WAITS_PER_KEY = envint("HISTORYHUB_MAX_WAITS_PER_KEY", 200, minimum=1)
+HISTORYHUB_MAX_STREAMS_PER_USER = envint("HISTORYHUB_MAX_STREAMS_PER_USER", 10, minimum=1)
 if HISTORYHUB_IDEMPOTENCY_TTL_HOURS < 24:
     raise ImproperlyConfigured("HISTORYHUB_IDEMPOTENCY_TTL_HOURS must be at least 24: keys are kept that long")
 # Django's own cap on request.body sits above ours so our 413 answers first.

@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
+from historyhub import live
 from historyhub.approvals.deciders import Decider
 from historyhub.dashboard import stream, timeline
 from historyhub.dashboard.forms import (
@@ -285,20 +286,34 @@ def inbox_count(request):
 # Live updates -------------------------------------------------------------------
 
 
+def too_many_streams(limit):
+    message = f"You have {limit} live pages open on this server already; close some tabs and reload this one."
+    return HttpResponse(message, status=429, content_type="text/plain; charset=utf-8", headers={"Retry-After": "30"})
+
+
 @require_GET
 async def live_updates(request):
-    """Server-sent events for an open page (docs/live-updates.md): ``changed`` when any session
-    changed (the sessions table, the approvals, the inbox count refresh themselves), ``session``
+    """Server-sent events for an open page (docs/live-updates.md): ``changed`` when something the page
+    shows changed (the sessions table, the approvals, the inbox count refresh themselves), ``session``
     when the session the page shows did (its timeline asks for what is new).
 
     One stream per page, holding no thread while it is open; a visitor who is not
-    logged in gets 204, which tells the browser to stop trying.
+    logged in gets 204, which tells the browser to stop trying; a person with
+    HISTORYHUB_MAX_STREAMS_PER_USER streams open in this process already gets 429.
     """
     user = await request.auser()
     if not user.is_authenticated:
         return HttpResponse(status=204)
-    events = stream.events(request.GET.get("session") or None)
-    response = StreamingHttpResponse(events, content_type="text/event-stream")
+    session_id = request.GET.get("session") or None
+    interest = stream.interest(session_id, inbox_only=request.GET.get("inbox") == "1")
+    subscription = live.listen(interest, owner=("user", user.pk), limit=settings.HISTORYHUB_MAX_STREAMS_PER_USER)
+    try:
+        subscription.start()
+    except live.TooMany as too_many:
+        return too_many_streams(too_many.limit)
+    except live.Closed:
+        return HttpResponse(status=503, headers={"Retry-After": "1"})
+    response = StreamingHttpResponse(stream.events(subscription, session_id), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     # A proxy must pass each event on as it comes, not buffer the stream.
     response["X-Accel-Buffering"] = "no"

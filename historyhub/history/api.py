@@ -316,13 +316,13 @@ def supply_client_action_result(request, session_id: SessionId, call_id: CallId,
 
 @router.get(
     "/sessions/{sessionId}/client-actions/{anyid:callId}/result",
-    response={200: ClientActionOut, **errors(404, 503)},
+    response={200: ClientActionOut, **errors(404, 429, 503)},
 )
 async def get_client_action_ending_in_result(
     request, response: HttpResponse, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]
 ):
     """The action whose callId is {callId}/result: a GET here is a read, not the result endpoint."""
-    return await read_client_action(response, session_id, f"{call_id}/result", query.wait)
+    return await read_client_action(request, response, session_id, f"{call_id}/result", query.wait)
 
 
 @router.post(
@@ -346,16 +346,18 @@ def decide_client_action(request, session_id: SessionId, call_id: CallId, body: 
 
 @router.get(
     "/sessions/{sessionId}/client-actions/{anyid:callId}/decision",
-    response={200: ClientActionOut, **errors(404, 503)},
+    response={200: ClientActionOut, **errors(404, 429, 503)},
 )
 async def get_client_action_ending_in_decision(
     request, response: HttpResponse, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]
 ):
     """The action whose callId is {callId}/decision: a GET here is a read, not the decision endpoint."""
-    return await read_client_action(response, session_id, f"{call_id}/decision", query.wait)
+    return await read_client_action(request, response, session_id, f"{call_id}/decision", query.wait)
 
 
-@router.get("/sessions/{sessionId}/client-actions/{anyid:callId}", response={200: ClientActionOut, **errors(404, 503)})
+@router.get(
+    "/sessions/{sessionId}/client-actions/{anyid:callId}", response={200: ClientActionOut, **errors(404, 429, 503)}
+)
 async def get_client_action(
     request, response: HttpResponse, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]
 ):
@@ -364,15 +366,22 @@ async def get_client_action(
     A wait holds no thread while it waits (docs/live-updates.md). When the
     server restarts meanwhile it answers 503 with Retry-After: ask again.
     """
-    return await read_client_action(response, session_id, call_id, query.wait)
+    return await read_client_action(request, response, session_id, call_id, query.wait)
 
 
-async def read_client_action(response, session_id, call_id, wait):
+async def read_client_action(request, response, session_id, call_id, wait):
     if not wait:
         return await live.read(client_actions.get, session_id, call_id)
     try:
-        return await waiting.wait_for_resolution(session_id, call_id, wait)
+        return await waiting.wait_for_resolution(session_id, call_id, wait, waiter=("key", request.auth.pk))
     except live.Closed:
         response["Retry-After"] = "1"
         message = "The server is restarting; ask again."
         return Status(503, {"error": {"code": "service_unavailable", "message": message}})
+    except live.TooMany as too_many:
+        response["Retry-After"] = "1"
+        message = (
+            f"This API key already holds {too_many.limit} waits on this server; "
+            "ask again once one of them has answered."
+        )
+        return Status(429, {"error": {"code": "rate_limited", "message": message}})

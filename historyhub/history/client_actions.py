@@ -268,7 +268,7 @@ def resolve_in(write, action, undo=None, **fields):
         setattr(action, name, value)
     action.save(update_fields=list(fields))
     write.session.waiting_count -= 1
-    write.client_actions_changed()
+    write.action_changed(action.call_id)
     card = write.timeline.get(action.entry_key) if action.entry_key else None
     if card is not None:
         changes, removed = cards.card_changes(card, action)

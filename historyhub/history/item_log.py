@@ -154,6 +154,7 @@ def clear(session_id):
         for model in (Item, TimelineEntry, ClientAction):
             model.objects.filter(session=session).delete()
         session.operations.all().delete()
+        write.every_action_changed()
         session.item_count = session.history_count = session.waiting_count = 0
         session.waiting_until = None
         session.usage_json = None
@@ -177,8 +178,10 @@ def _truncate(write):
     session = write.session
     logical_rows(session).delete()
     TimelineEntry.objects.filter(session=session, epoch=session.epoch, source_position__isnull=False).delete()
-    if ClientAction.objects.filter(session=session, epoch=session.epoch, source_position__isnull=False).delete()[0]:
-        write.client_actions_changed()
+    logged_actions = ClientAction.objects.filter(session=session, epoch=session.epoch, source_position__isnull=False)
+    for call_id in logged_actions.values_list("call_id", flat=True):
+        write.action_changed(call_id)
+    logged_actions.delete()
     session.item_count = 0
     session.usage_json = None
     session.history_count = _resequence(session)

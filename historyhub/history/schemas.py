@@ -48,7 +48,8 @@ COLUMN_TEXT_SCHEMA = {"pattern": WITHOUT_NUL}
 SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN, examples=["support-42"])]
 Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, json_schema_extra=COLUMN_TEXT_SCHEMA)]
 Text = Annotated[str, Field(json_schema_extra=COLUMN_TEXT_SCHEMA)]
-SessionName = Annotated[str, Field(max_length=MAX_NAME_LENGTH, json_schema_extra=COLUMN_TEXT_SCHEMA)]
+# Documented only: the domain refuses a longer one with its own message (as for NUL, above).
+SessionName = Annotated[str, Field(json_schema_extra={**COLUMN_TEXT_SCHEMA, "maxLength": MAX_NAME_LENGTH})]
 ACTION_FIELD_LIMIT = (
     f"At most {settings.HISTORYHUB_MAX_ACTION_FIELD_BYTES:,} bytes serialised (413 payload_too_large beyond)."
 )

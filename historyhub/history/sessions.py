@@ -103,7 +103,7 @@ def _create(session):
     try:
         with transaction.atomic():
             session.save(force_insert=True)
-            live.announce(session.id)
+            live.announce(live.Change(session=session.id))
     except IntegrityError:
         existing = get(session.id)
         if existing.agent != session.agent:
@@ -145,7 +145,7 @@ def delete(session_id):
             model.objects.filter(session=session).delete()
         session.delete()
         # Whoever waits on it learns it is gone.
-        live.announce(session_id)
+        live.announce(live.Change(session=session_id, all_actions=True, inbox=True))
 
 
 # Listing -------------------------------------------------------------------------------

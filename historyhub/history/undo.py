@@ -100,7 +100,7 @@ class Undo:
         for call_id, fields in reversed(self.actions):
             fields = dict(fields, resolved_at=base.parse_timestamp(fields["resolved_at"]))
             ClientAction.objects.filter(session=session, call_id=call_id).update(**fields)
-            write.client_actions_changed()
+            write.action_changed(call_id)
         if self.run_status is not _UNSET:
             write.set_run_status(self.run_status)
         if self.last_message is not _UNSET:
@@ -120,8 +120,9 @@ def take_back(write, row):
             TimelineEntry.objects.filter(session=session, epoch=session.epoch, seq__gt=seq).update(seq=F("seq") - 1)
         session.history_count -= len(removed)
     opened = ClientAction.objects.filter(session=session, epoch=session.epoch, source_position=row.position)
-    if opened.delete()[0]:
-        write.client_actions_changed()
+    for call_id in opened.values_list("call_id", flat=True):
+        write.action_changed(call_id)
+    opened.delete()
     Undo.loads(row.undo_json).revert(write)
     # An action asked about this item's call (opened through the API) stays, and shows on a card of its own.
     client_actions.show_again(write, ClientAction.objects.filter(session=session, entry_key__in=removed_keys))

@@ -1,11 +1,15 @@
 """Waiting for a client action to leave ``waiting`` (``GET …/client-actions/{callId}?wait=S``, docs/live-updates.md).
 
-A waiter is a coroutine: it reads the action, then sleeps until its session is
-announced as changed, the action's ``expiresAt`` comes, or its own time runs
-out, and reads again. Between reads it holds no thread and no database
-connection, so a thousand agents waiting on people cost a thousand sockets.
+A waiter is a coroutine: it reads the action, then sleeps until that action is
+announced as changed (decided, given a result, expired by the sweep, deleted
+with its session), its ``expiresAt`` comes, or its own time runs out, and reads
+again. Nothing else wakes it: a decision on one of a thousand actions of a
+session wakes that action's waiters only. Between reads it holds no thread and
+no database connection, so a thousand agents waiting on people cost a thousand
+sockets.
 """
 
+from django.conf import settings
 from django.utils import timezone
 
 from historyhub import live
@@ -16,13 +20,17 @@ from historyhub.history.models import ClientActionStatus
 EXPIRY_RECHECK_SECONDS = 0.01
 
 
-async def wait_for_resolution(session_id, call_id, seconds):
+async def wait_for_resolution(session_id, call_id, seconds, waiter=None):
     """The action as soon as it is no longer waiting, or as it is after ``seconds``.
 
     Raises what ``client_actions.get`` raises (the session may be deleted while
-    we wait), and ``live.Closed`` when the server shuts down first.
+    we wait), ``live.Closed`` when the server shuts down first, and
+    ``live.TooMany`` when ``waiter`` (whoever waits: an API key's id) already
+    holds HISTORYHUB_MAX_WAITS_PER_KEY waits in this process.
     """
-    async with live.listen(session_id) as changes:
+    interest = live.Interest(action=(session_id, call_id))
+    limit = settings.HISTORYHUB_MAX_WAITS_PER_KEY if waiter is not None else None
+    async with live.listen(interest, owner=waiter, limit=limit) as changes:
         # Listening before the first read: a decision committed in between still wakes us.
         deadline = changes.loop.time() + seconds
         while True:

@@ -77,6 +77,8 @@ class Write:
         session.version += 1
         self.timeline = TimelineWriter(session, session.version)
         self._actions_changed = False
+        self._changed_calls = set()
+        self._all_calls_changed = False
         self._run_status_changed = False
         self._discarded = False
         self._also_saved = []
@@ -97,7 +99,18 @@ class Write:
         self._run_status_changed = True
 
     def client_actions_changed(self):
+        """What waits for a person may have changed: the waiting count is counted again, and the inbox hears it."""
         self._actions_changed = True
+
+    def action_changed(self, call_id):
+        """This client action was resolved, restored or deleted: its waiters hear it (and only they)."""
+        self._changed_calls.add(call_id)
+        self.client_actions_changed()
+
+    def every_action_changed(self):
+        """Every client action of the session may be gone or changed (cleared, deleted)."""
+        self._all_calls_changed = True
+        self.client_actions_changed()
 
     def also_save(self, *fields):
         """Session fields beyond the snapshot's that this write changed (name, metadata, status)."""
@@ -126,7 +139,16 @@ class Write:
         if self._run_status_changed and session.parent_id:
             _tell_parent(session)
         # Waits and live pages hear of it once the transaction commits (historyhub.live).
-        live.announce(session.pk)
+        live.announce(self.change())
+
+    def change(self):
+        """What this write announces: the session, the client actions it changed, whether the inbox did."""
+        return live.Change(
+            session=self.session.pk,
+            actions=frozenset(self._changed_calls),
+            all_actions=self._all_calls_changed,
+            inbox=self._actions_changed,
+        )
 
     def _count_waiting_actions(self):
         """The waiting count, and until when the last of them can still be decided (None: one never expires)."""

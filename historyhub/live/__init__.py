@@ -1,10 +1,12 @@
-"""Live updates: every write announces its session; waits and dashboard streams hear it (docs/live-updates.md).
+"""Live updates: every write announces what it changed; waits and dashboard streams hear it (docs/live-updates.md).
 
-- ``announce(session_id)`` is called inside each write transaction. It is
-  delivered to every server process if and when that transaction commits.
-- ``listen(session_id)`` (one session) or ``listen()`` (every session) is an
-  async context manager whose ``wait(timeout)`` returns the ``Changes`` heard,
-  or raises ``Closed`` when the process shuts down.
+- ``announce(change)`` is called inside each write transaction with a
+  ``Change`` (historyhub.live.changes). It is delivered to every server
+  process if and when that transaction commits.
+- ``listen(interest, owner=None, limit=None)`` is an async context manager
+  whose ``wait(timeout)`` returns the ``Changes`` heard that the ``Interest``
+  names, or raises ``Closed`` when the process shuts down; ``TooMany`` when
+  ``owner`` already holds ``limit`` subscriptions in this process.
 - ``read(function, ...)`` runs a short database read from a coroutine and gives
   back its connection and its thread, so a request that goes on waiting holds
   neither.
@@ -16,9 +18,11 @@ from asgiref.sync import SyncToAsync, sync_to_async
 from django.db import connection, transaction
 
 from historyhub.live import postgresql, sqlite
-from historyhub.live.subscriptions import Changes, Closed, Hub
+from historyhub.live.changes import Change, Interest
+from historyhub.live.expiry import ExpiryTicker
+from historyhub.live.subscriptions import Changes, Closed, Hub, TooMany
 
-__all__ = ["Changes", "Closed", "announce", "close", "hub", "listen", "read"]
+__all__ = ["Change", "Changes", "Closed", "Interest", "TooMany", "announce", "close", "hub", "listen", "read"]
 
 
 class NoSignal:
@@ -35,22 +39,26 @@ def start_signal(hub):
     return sqlite.Watcher(hub, changes).start() if changes is not None else NoSignal()
 
 
-hub = Hub(start_signal)
+def start_ticker(hub):
+    return ExpiryTicker(hub).start()
 
 
-def announce(session_id):
-    """Tell every server process that this session changed, once the open transaction commits (now, outside one).
+hub = Hub(start_signal, start_ticker)
+
+
+def announce(change):
+    """Tell every server process of ``change``, once the open transaction commits (now, outside one).
 
     Nothing is delivered if the transaction rolls back.
     """
     if connection.vendor == "postgresql":
-        postgresql.announce(connection, session_id)
+        postgresql.announce(connection, change)
     else:
-        transaction.on_commit(partial(_committed_on_sqlite, session_id), robust=True)
+        transaction.on_commit(partial(_committed_on_sqlite, change), robust=True)
 
 
-def listen(session_id=None):
-    return hub.listen(session_id)
+def listen(interest, owner=None, limit=None):
+    return hub.listen(interest, owner, limit)
 
 
 def close():
@@ -84,11 +92,11 @@ def _read_and_release(function, *args, **kwargs):
             connection.close()
 
 
-def _committed_on_sqlite(session_id):
-    hub.publish((session_id,))
+def _committed_on_sqlite(change):
+    hub.publish((change,))
     changes = change_file()
     if changes is not None:
-        changes.append(session_id)
+        changes.append(change)
 
 
 def change_file():

@@ -10,6 +10,7 @@ import logging
 import psycopg
 from psycopg import sql
 
+from historyhub.live.changes import Change
 from historyhub.live.subscriptions import SignalThread
 
 logger = logging.getLogger(__name__)
@@ -23,13 +24,13 @@ RECONNECT_MAX_DELAY = 5.0
 KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
 
 
-def announce(connection, session_id):
+def announce(connection, change):
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, session_id])
+        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, change.encode()])
 
 
 class Listener(SignalThread):
-    """A thread holding one autocommit connection in LISTEN, relaying each payload (a session id) to the hub.
+    """A thread holding one autocommit connection in LISTEN, relaying each payload (a ``Change``) to the hub.
 
     When the connection breaks (PostgreSQL restarted, the backend was
     terminated) it reconnects with a growing delay, and once listening again
@@ -62,4 +63,10 @@ class Listener(SignalThread):
     def _relay(self, listening):
         while not self._stopping.is_set():
             for notification in listening.notifies(timeout=STOP_CHECK_SECONDS):
-                self.hub.publish((notification.payload,))
+                try:
+                    change = Change.decode(notification.payload)
+                except ValueError:
+                    # Not one of ours (someone else notified the channel): everyone looks again.
+                    self.hub.publish_unknown()
+                    continue
+                self.hub.publish((change,))

@@ -2,9 +2,9 @@
 beside the database, which the other processes on the machine watch.
 
 Watching costs one ``stat`` every ``POLL_SECONDS`` per process, whatever the
-number of waiters, and no database query: the file says which sessions
-changed. A line lost in a crash between commit and append only delays a
-waiter to its deadline, where it reads the database again.
+number of waiters, and no database query: the file says what changed. A line
+lost in a crash between commit and append only delays a waiter to its
+deadline, where it reads the database again.
 """
 
 import json
@@ -12,6 +12,7 @@ import logging
 import os
 import threading
 
+from historyhub.live.changes import Change
 from historyhub.live.subscriptions import SignalThread
 
 logger = logging.getLogger(__name__)
@@ -22,20 +23,21 @@ ROTATE_BYTES = 1024 * 1024
 
 
 class ChangeFile:
-    """Lines of ``[pid, session id]`` in JSON, appended with one ``write`` each (O_APPEND keeps them whole)."""
+    """Lines of ``[pid, change]`` in JSON, appended with one ``write`` each (O_APPEND keeps them whole)."""
 
-    def __init__(self, path):
+    def __init__(self, path, rotate_bytes=ROTATE_BYTES):
         self.path = path
+        self.rotate_bytes = rotate_bytes
 
-    def append(self, session_id):
-        line = json.dumps([os.getpid(), session_id]) + "\n"
+    def append(self, change):
+        line = json.dumps([os.getpid(), change.encode()]) + "\n"
         descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
             os.write(descriptor, line.encode())
             size = os.fstat(descriptor).st_size
         finally:
             os.close(descriptor)
-        if size > ROTATE_BYTES:
+        if size > self.rotate_bytes:
             fresh = f"{self.path}.{os.getpid()}.{threading.get_ident()}"
             os.close(os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
             os.replace(fresh, self.path)
@@ -85,6 +87,6 @@ class Watcher(SignalThread):
         complete = chunk[: chunk.rfind(b"\n") + 1]
         self._offset += len(complete)
         me = os.getpid()
-        session_ids = {session_id for pid, session_id in map(json.loads, complete.splitlines()) if pid != me}
-        if session_ids:
-            self.hub.publish(session_ids)
+        changes = [Change.decode(text) for pid, text in map(json.loads, complete.splitlines()) if pid != me]
+        if changes:
+            self.hub.publish(changes)

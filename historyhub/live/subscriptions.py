@@ -1,4 +1,4 @@
-"""The process's subscribers to session changes, and how a change reaches them.
+"""The process's subscribers to changes, and how a change reaches them (docs/live-updates.md).
 
 A subscriber is a coroutine on some event loop (the server's, or the one a
 test client runs a request in); changes arrive on the listener's thread or on
@@ -32,18 +32,30 @@ class Changes:
         return self.unknown or session_id in self.session_ids
 
 
+class TooMany(Exception):
+    """The owner (an API key, a person) already holds as many subscriptions as it may in this process."""
+
+    def __init__(self, limit):
+        super().__init__(limit)
+        self.limit = limit
+
+
 class Subscription:
-    """What one waiter or stream hears: one session's changes, or every session's (``session_id`` None).
+    """What one waiter or stream hears: the changes its ``Interest`` names (historyhub.live.changes).
 
     Use it as an async context manager: entering registers it, leaving (a
     client that disconnected cancels the task, which leaves too) removes it.
+    ``owner`` and ``limit`` cap how many subscriptions one owner holds at once.
     """
 
-    def __init__(self, hub, session_id):
+    def __init__(self, hub, interest, owner=None, limit=None):
         self.hub = hub
-        self.session_id = session_id
+        self.interest = interest
+        self.owner = owner
+        self.limit = limit
         self.loop = None
         self._event = None
+        self._registered = False
         # Guarded by the hub's lock.
         self._changed = set()
         self._unknown = False
@@ -51,13 +63,24 @@ class Subscription:
         self._scheduled = False
 
     async def __aenter__(self):
+        return self.start()
+
+    async def __aexit__(self, *exc_info):
+        self.stop()
+
+    def start(self):
+        """Register, on the running event loop; raises ``Closed`` or ``TooMany`` instead when it may not."""
         self.loop = asyncio.get_running_loop()
         self._event = asyncio.Event()
         self.hub._add(self)
+        self._registered = True
         return self
 
-    async def __aexit__(self, *exc_info):
-        self.hub._remove(self)
+    def stop(self):
+        """Unregister; again is harmless."""
+        if self._registered:
+            self._registered = False
+            self.hub._remove(self)
 
     async def wait(self, timeout):
         """The changes heard since the last call, as soon as there are any, or no changes after ``timeout`` seconds.
@@ -118,38 +141,54 @@ class SignalThread(ABC):
 
 
 class Hub:
-    """Every subscription of this process, by session, and the signal that feeds them.
+    """Every subscription of this process, indexed by what it hears, and the signal that feeds them.
 
+    A change reaches only the subscriptions interested in it: a decision wakes
+    the waiters of its action, not the thousand others of its session.
     ``start_signal`` makes the process's one listener (LISTEN on PostgreSQL,
-    the change file on SQLite); it is called when the first subscriber arrives,
-    so a process that never waits never listens.
+    the change file on SQLite) and ``start_ticker`` its expiry ticker
+    (historyhub.live.expiry); both start when the first subscriber arrives
+    that needs them, so a process that never waits never listens.
     """
 
-    def __init__(self, start_signal):
+    def __init__(self, start_signal, start_ticker=None):
         self._start_signal = start_signal
+        self._start_ticker = start_ticker
         self._lock = threading.Lock()
         self._by_session = {}
+        self._by_action = {}
+        self._actions_by_session = {}
+        self._inbox = set()
         self._everything = set()
+        self._owned = {}
+        self._count = 0
         self._closed = False
         self._signal = None
+        self._ticker = None
 
-    def listen(self, session_id=None):
-        return Subscription(self, session_id)
+    def listen(self, interest, owner=None, limit=None):
+        return Subscription(self, interest, owner, limit)
 
-    def publish(self, session_ids):
-        """Wake the subscribers of these sessions and those of every session."""
+    def publish(self, changes):
+        """Wake the subscriptions each change concerns (``changes``: historyhub.live.changes.Change)."""
+        ticker = None
         with self._lock:
-            for subscription in self._everything:
-                subscription._hear(session_ids)
-            for session_id in session_ids:
-                for subscription in self._by_session.get(session_id, ()):
-                    subscription._hear((session_id,))
+            for change in changes:
+                for subscription in self._hearing(change):
+                    subscription._hear((change.session,))
+                if change.inbox:
+                    ticker = self._ticker
+        if ticker is not None:
+            ticker.poke()
 
     def publish_unknown(self):
         """Wake everyone to look again: changes may have been missed while the signal was down."""
         with self._lock:
             for subscription in self._all():
                 subscription._hear(unknown=True)
+            ticker = self._ticker
+        if ticker is not None:
+            ticker.poke()
 
     def close(self):
         """The process is shutting down: every waiter and stream ends now, and nobody new may subscribe."""
@@ -162,36 +201,90 @@ class Hub:
         """Stop listening (a test run does, before its database is dropped); the next subscriber starts again."""
         with self._lock:
             signal, self._signal = self._signal, None
-        if signal is not None:
-            signal.stop()
+            ticker, self._ticker = self._ticker, None
+        for thread in (signal, ticker):
+            if thread is not None:
+                thread.stop()
 
     def subscriber_count(self):
         with self._lock:
-            return len(self._everything) + sum(len(group) for group in self._by_session.values())
+            return self._count
+
+    def _hearing(self, change):
+        """The subscriptions that hear ``change``: read off the indexes, never by asking each one."""
+        hearing = set(self._everything)
+        hearing.update(self._by_session.get(change.session, ()))
+        if change.inbox:
+            hearing.update(self._inbox)
+        if change.all_actions:
+            hearing.update(self._actions_by_session.get(change.session, ()))
+        else:
+            for call_id in change.actions:
+                hearing.update(self._by_action.get((change.session, call_id), ()))
+        return hearing
 
     def _all(self):
         yield from self._everything
+        yield from self._inbox
         for group in self._by_session.values():
             yield from group
+        for group in self._by_action.values():
+            yield from group
+
+    def _indexes(self, interest):
+        """The (index, key) pairs, or the plain sets, a subscription of ``interest`` is kept in."""
+        if interest.everything:
+            yield self._everything, None
+            return
+        if interest.session is not None:
+            yield self._by_session, interest.session
+        if interest.action is not None:
+            yield self._by_action, interest.action
+            yield self._actions_by_session, interest.action[0]
+        if interest.inbox:
+            yield self._inbox, None
 
     def _add(self, subscription):
         with self._lock:
             if self._closed:
                 raise Closed
-            if subscription.session_id is None:
-                self._everything.add(subscription)
-            else:
-                self._by_session.setdefault(subscription.session_id, set()).add(subscription)
+            owner = subscription.owner
+            if owner is not None and subscription.limit is not None:
+                if self._owned.get(owner, 0) >= subscription.limit:
+                    raise TooMany(subscription.limit)
+                self._owned[owner] = self._owned.get(owner, 0) + 1
+            for index, key in self._indexes(subscription.interest):
+                if key is None:
+                    index.add(subscription)
+                else:
+                    index.setdefault(key, set()).add(subscription)
+            self._count += 1
             if self._signal is None:
                 self._signal = self._start_signal(self)
+            interest = subscription.interest
+            if self._ticker is None and self._start_ticker is not None and (interest.inbox or interest.everything):
+                self._ticker = self._start_ticker(self)
 
     def _remove(self, subscription):
+        ticker = None
         with self._lock:
-            if subscription.session_id is None:
-                self._everything.discard(subscription)
-                return
-            group = self._by_session.get(subscription.session_id)
-            if group is not None:
-                group.discard(subscription)
-                if not group:
-                    del self._by_session[subscription.session_id]
+            for index, key in self._indexes(subscription.interest):
+                if key is None:
+                    index.discard(subscription)
+                    continue
+                group = index.get(key)
+                if group is not None:
+                    group.discard(subscription)
+                    if not group:
+                        del index[key]
+            self._count -= 1
+            owner = subscription.owner
+            if owner is not None and subscription.limit is not None:
+                self._owned[owner] -= 1
+                if not self._owned[owner]:
+                    del self._owned[owner]
+            if not self._inbox and not self._everything:
+                # No page is open: nothing to tick for (the next page starts another).
+                ticker, self._ticker = self._ticker, None
+        if ticker is not None:
+            ticker.stop(wait=False)

@@ -111,3 +111,30 @@ def test_a_waiting_read_returns_when_the_action_expires(api, session_id):
 
     assert response.json()["status"] == "expired"
     assert time.monotonic() - started < 20
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_key_holding_as_many_waits_as_it_may_is_told_to_ask_again(api, session_id, read_key, settings):
+    settings.HISTORYHUB_MAX_WAITS_PER_KEY = 1
+    open_action(api, session_id)
+    before = live.hub.subscriber_count()
+    held = []
+
+    def hold_a_wait():
+        try:
+            held.append(api.get(f"sessions/{session_id}/client-actions/c1", wait=2).status_code)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_a_wait)
+    holder.start()
+    until(lambda: live.hub.subscriber_count() > before, message="the first wait")
+
+    second = api.get(f"sessions/{session_id}/client-actions/c1", wait=5)
+    another_key = ApiClient(read_key).get(f"sessions/{session_id}/client-actions/c1", wait=0.1)
+    holder.join()
+
+    assert_error(second, 429, "rate_limited")
+    assert second["Retry-After"] == "1"
+    assert another_key.status_code == 200
+    assert held == [200]

@@ -10,6 +10,7 @@ from django.test import Client
 from django.urls import reverse
 
 from historyhub import live
+from historyhub.dashboard import stream as stream_of_page
 from historyhub.history import client_actions, sessions
 from tests.support.waiting import until
 
@@ -85,14 +86,47 @@ def test_a_timeline_stream_also_says_session_when_its_own_session_changes(stream
     events = stream("?session=shown")
     assert events.events(2) == ["changed", "session"]
 
-    sessions.ensure(agent="supportAgent", session_id="another")
-    assert events.events(1) == ["changed"]
-
     sessions.update("shown", name="Renamed")
 
-    # A "session" sent for the other session's change would come first.
-    after = events.until("session")
-    assert after[0] == "changed" and after[-1] == "session"
+    assert events.events(2) == ["changed", "session"]
+
+
+def test_a_timeline_stream_hears_the_inbox_of_every_session(stream):
+    sessions.ensure(agent="supportAgent", session_id="shown")
+    sessions.ensure(agent="supportAgent", session_id="another")
+    events = stream("?session=shown")
+    assert events.events(2) == ["changed", "session"]
+
+    # What waits for a person changed: the header's count on this page must refresh.
+    client_actions.open_action("another", call_id="c1", name="refund", arguments={})
+
+    assert events.events(1) == ["changed"]
+
+
+@pytest.mark.parametrize(
+    "query, hears, misses",
+    [
+        ({"session_id": "shown"}, [live.Change("shown"), live.Change("other", inbox=True)], [live.Change("other")]),
+        ({"inbox_only": True}, [live.Change("other", inbox=True)], [live.Change("shown"), live.Change("other")]),
+        ({}, [live.Change("shown"), live.Change("other")], []),
+    ],
+)
+def test_each_page_hears_what_it_shows_and_nothing_else(query, hears, misses):
+    interest = stream_of_page.interest(**query)
+
+    assert all(interest.hears(change) for change in hears)
+    assert not any(interest.hears(change) for change in misses)
+
+
+def test_the_approvals_stream_hears_the_inbox_only(stream):
+    sessions.ensure(agent="supportAgent", session_id="quiet")
+    events = stream("?inbox=1")
+    assert events.events(1) == ["changed"]
+
+    sessions.update("quiet", name="Renamed")
+    client_actions.open_action("quiet", call_id="c1", name="refund", arguments={})
+
+    assert events.events(1) == ["changed"]
 
 
 def test_the_stream_says_changed_when_a_waiting_action_expires_though_nobody_writes(stream):
@@ -116,3 +150,16 @@ def test_a_stream_whose_page_closes_frees_its_subscription_at_once(stream):
     events.close()
 
     until(lambda: live.hub.subscriber_count() == before, seconds=5, message="the release")
+
+
+def test_a_person_with_too_many_live_pages_open_is_told_so(asgi_live_server, cookie, stream, settings):
+    settings.HISTORYHUB_MAX_STREAMS_PER_USER = 2
+    first, second = stream(), stream()
+    first.events(1), second.events(1)
+
+    third = stream()
+
+    assert third.response.status == 429
+    assert "live pages open" in third.response.read().decode()
+    second.close()
+    until(lambda: stream().response.status == 200, message="a place once a page closed")

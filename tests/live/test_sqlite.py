@@ -7,6 +7,7 @@ import sys
 
 import pytest
 
+from historyhub.live.changes import Change, Interest
 from historyhub.live.sqlite import ChangeFile, Watcher
 from historyhub.live.subscriptions import Hub
 from tests.support.servers import ROOT
@@ -22,7 +23,7 @@ def listen_while(change_file, session_id, act):
 
     async def scenario():
         hub = Hub(lambda hub: Watcher(hub, change_file).start())
-        async with hub.listen(session_id) as changes:
+        async with hub.listen(Interest(session=session_id)) as changes:
             await asyncio.to_thread(act)
             heard = await changes.wait(10)
         hub.stop_signal()
@@ -32,7 +33,10 @@ def listen_while(change_file, session_id, act):
 
 
 def append_in_another_process(change_file, session_id):
-    code = f"from historyhub.live.sqlite import ChangeFile; ChangeFile({change_file.path!r}).append({session_id!r})"
+    code = (
+        "from historyhub.live.changes import Change; from historyhub.live.sqlite import ChangeFile; "
+        f"ChangeFile({change_file.path!r}).append(Change({session_id!r}))"
+    )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True)
 
 
@@ -54,9 +58,9 @@ def test_a_file_replaced_under_the_watcher_wakes_everyone_to_look_again(change_f
     assert heard.unknown
 
 
-def test_the_file_starts_again_once_it_is_large(change_file, monkeypatch):
-    monkeypatch.setattr("historyhub.live.sqlite.ROTATE_BYTES", 100)
+def test_the_file_starts_again_once_it_is_large(tmp_path):
+    change_file = ChangeFile(str(tmp_path / "db.sqlite3.changes"), rotate_bytes=100)
     for number in range(5):
-        change_file.append(f"session-{number}")
+        change_file.append(Change(f"session-{number}"))
 
     assert os.path.getsize(change_file.path) <= 100

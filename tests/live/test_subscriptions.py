@@ -1,12 +1,20 @@
-"""The hub: who hears a change, across threads, and what closing does."""
+"""The hub: who hears a change (only those it concerns), across threads, within what caps, and what closing does.
+
+Every test that waits for a wake-up waits up to WAIT seconds and asserts that it woke well before: a missing
+wake-up fails the test instead of only slowing it down.
+"""
 
 import asyncio
 import threading
+import time
 
 import pytest
 
-from historyhub.live import Changes, Closed
+from historyhub.live import Change, Changes, Closed, Interest, TooMany
 from historyhub.live.subscriptions import Hub
+
+WAIT = 10
+PROMPT = 2  # a wake-up that took longer than this was a timeout, not a wake-up
 
 
 class NoSignal:
@@ -19,25 +27,76 @@ def hub():
     return Hub(lambda hub: NoSignal())
 
 
-def test_a_change_wakes_the_subscribers_of_its_session_and_of_every_session_only(hub):
+async def woken(subscription):
+    """What ``subscription`` heard, and asserts it woke promptly rather than at the end of its wait."""
+    started = time.monotonic()
+    heard = await subscription.wait(WAIT)
+    assert time.monotonic() - started < PROMPT, "woke only when the wait ended"
+    assert heard, "woke with nothing heard"
+    return heard
+
+
+def action(session, call_id):
+    return Interest(action=(session, call_id))
+
+
+def test_a_decision_wakes_the_waiters_of_its_action_only(hub):
     async def scenario():
-        async with hub.listen("a") as of_a, hub.listen("b") as of_b, hub.listen() as of_all:
-            hub.publish(("a",))
-            return await of_a.wait(1), await of_b.wait(0), await of_all.wait(1)
+        async with (
+            hub.listen(action("s", "c1")) as of_c1,
+            hub.listen(action("s", "c2")) as of_c2,
+            hub.listen(action("t", "c1")) as of_other_session,
+        ):
+            hub.publish([Change("s", actions=frozenset({"c1"}), inbox=True)])
+            return await woken(of_c1), await of_c2.wait(0), await of_other_session.wait(0)
 
-    heard_by_a, heard_by_b, heard_by_all = asyncio.run(scenario())
+    heard_by_c1, heard_by_c2, heard_elsewhere = asyncio.run(scenario())
 
-    assert heard_by_a == Changes(frozenset({"a"}))
-    assert not heard_by_b
-    assert heard_by_all.session_ids == {"a"} and heard_by_all.touches("a") and not heard_by_all.touches("b")
+    assert heard_by_c1 == Changes(frozenset({"s"}))
+    assert not heard_by_c2 and not heard_elsewhere
+
+
+def test_an_append_to_a_session_wakes_no_waiter_of_its_actions(hub):
+    async def scenario():
+        async with hub.listen(action("s", "c1")) as waiter, hub.listen(Interest(session="s")) as page:
+            hub.publish([Change("s")])
+            return await woken(page), await waiter.wait(0)
+
+    heard_by_page, heard_by_waiter = asyncio.run(scenario())
+
+    assert heard_by_page.touches("s")
+    assert not heard_by_waiter
+
+
+def test_a_cleared_or_deleted_session_wakes_every_waiter_of_its_actions(hub):
+    async def scenario():
+        async with hub.listen(action("s", "c1")) as one, hub.listen(action("s", "c2")) as other:
+            hub.publish([Change("s", all_actions=True, inbox=True)])
+            return await woken(one), await woken(other)
+
+    assert all(heard.touches("s") for heard in asyncio.run(scenario()))
+
+
+def test_the_inbox_hears_what_waits_for_a_person_and_not_the_rest(hub):
+    async def scenario():
+        async with hub.listen(Interest(inbox=True)) as inbox, hub.listen(Interest(everything=True)) as everything:
+            hub.publish([Change("s")])
+            appended = await inbox.wait(0), await woken(everything)
+            hub.publish([Change("t", actions=frozenset({"c"}), inbox=True)])
+            return appended, await woken(inbox)
+
+    (inbox_after_append, everything_after_append), inbox_after_decision = asyncio.run(scenario())
+
+    assert not inbox_after_append and everything_after_append.touches("s")
+    assert inbox_after_decision.touches("t")
 
 
 def test_a_change_published_on_another_thread_wakes_a_subscriber(hub):
     async def scenario():
-        async with hub.listen("a") as changes:
-            publisher = threading.Thread(target=hub.publish, args=(("a",),))
+        async with hub.listen(Interest(session="a")) as changes:
+            publisher = threading.Thread(target=hub.publish, args=([Change("a")],))
             publisher.start()
-            heard = await changes.wait(10)
+            heard = await woken(changes)
             publisher.join()
             return heard
 
@@ -46,9 +105,9 @@ def test_a_change_published_on_another_thread_wakes_a_subscriber(hub):
 
 def test_changes_heard_while_nobody_waited_are_kept_for_the_next_wait(hub):
     async def scenario():
-        async with hub.listen() as changes:
-            hub.publish(("a",))
-            hub.publish(("b",))
+        async with hub.listen(Interest(everything=True)) as changes:
+            hub.publish([Change("a")])
+            hub.publish([Change("b")])
             return await changes.wait(0), await changes.wait(0)
 
     first, second = asyncio.run(scenario())
@@ -59,9 +118,9 @@ def test_changes_heard_while_nobody_waited_are_kept_for_the_next_wait(hub):
 
 def test_an_interrupted_signal_wakes_everyone_to_look_again(hub):
     async def scenario():
-        async with hub.listen("a") as changes:
+        async with hub.listen(action("a", "c1")) as changes:
             hub.publish_unknown()
-            return await changes.wait(1)
+            return await woken(changes)
 
     heard = asyncio.run(scenario())
 
@@ -70,21 +129,71 @@ def test_an_interrupted_signal_wakes_everyone_to_look_again(hub):
 
 def test_leaving_removes_the_subscription(hub):
     async def scenario():
-        async with hub.listen("a"), hub.listen():
-            assert hub.subscriber_count() == 2
+        async with hub.listen(Interest(session="a")), hub.listen(action("a", "c")), hub.listen(Interest(inbox=True)):
+            assert hub.subscriber_count() == 3
         return hub.subscriber_count()
 
     assert asyncio.run(scenario()) == 0
 
 
+def test_an_owner_may_hold_as_many_subscriptions_as_its_limit_and_no_more(hub):
+    async def scenario():
+        async with (
+            hub.listen(action("s", "c1"), owner="key 1", limit=2),
+            hub.listen(action("s", "c2"), owner="key 1", limit=2),
+        ):
+            with pytest.raises(TooMany):
+                async with hub.listen(action("s", "c3"), owner="key 1", limit=2):
+                    pass
+            async with hub.listen(action("s", "c3"), owner="key 2", limit=2):
+                pass
+        # Leaving gives the places back.
+        async with (
+            hub.listen(action("s", "c4"), owner="key 1", limit=2),
+            hub.listen(action("s", "c5"), owner="key 1", limit=2),
+        ):
+            return hub.subscriber_count()
+
+    assert asyncio.run(scenario()) == 2
+
+
 def test_closing_ends_every_wait_and_turns_new_subscribers_away(hub):
     async def scenario():
-        async with hub.listen("a") as changes:
+        async with hub.listen(action("a", "c1")) as changes:
             hub.close()
+            started = time.monotonic()
             with pytest.raises(Closed):
-                await changes.wait(10)
+                await changes.wait(WAIT)
+            assert time.monotonic() - started < PROMPT
         with pytest.raises(Closed):
-            async with hub.listen("b"):
+            async with hub.listen(Interest(session="b")):
                 pass
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        Change("s 1"),
+        Change("s", actions=frozenset({"call/1", "ünï\n", ""}), inbox=True),
+        Change("s", all_actions=True, inbox=True),
+    ],
+)
+def test_a_change_travels_between_processes_unchanged(change):
+    assert Change.decode(change.encode()) == change
+
+
+def test_a_change_naming_more_actions_than_a_notification_holds_wakes_every_waiter_of_the_session():
+    many = frozenset(f"call-{number:0>190}" for number in range(100))
+
+    decoded = Change.decode(Change("s", actions=many, inbox=True).encode())
+
+    assert decoded.all_actions and decoded.inbox and decoded.touches_action("s", "anything")
+    assert len(Change("s", actions=many).encode().encode()) < 8000
+
+
+@pytest.mark.parametrize("payload", ["support-42", "[]", '{"x": 1}', '{"s": 3}', "{"])
+def test_a_payload_that_is_not_a_change_is_refused(payload):
+    with pytest.raises(ValueError):
+        Change.decode(payload)
