@@ -1,7 +1,9 @@
 """A thousand agents waiting on people: what they cost everyone else (docs/live-updates.md).
 
 Starts the production server (bin/start, 2 uvicorn workers) on a database of
-its own, opens WAITS concurrent ``?wait=60`` requests, then while they wait:
+its own, opens WAITS concurrent ``?wait=60`` requests, in two layouts: spread,
+one action in each of WAITS sessions; and one session holding all WAITS
+actions (a batch agent asking about 500 refunds at once); then while they wait:
 - READS unrelated API reads and /healthz calls: their latency;
 - the database's transactions per second while nothing else happens, with no
   waits open and with all of them open (PostgreSQL's pg_stat_database);
@@ -9,8 +11,8 @@ its own, opens WAITS concurrent ``?wait=60`` requests, then while they wait:
 - DECIDE of the actions decided one after another: decision-to-answer latency.
 Prints a table for the README; asserts nothing (the machine is shared and noisy).
 
-    .venv/bin/python bench/waits.py                       # both databases
-    .venv/bin/python bench/waits.py --database sqlite --waits 100 --reads 50 --decide 20
+    .venv/bin/python bench/waits.py                       # both databases, both layouts
+    .venv/bin/python bench/waits.py --database sqlite --layout one-session --waits 100 --reads 50 --decide 20
 PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/historyhub_bench_waits),
 dropped and created afresh.
 """
@@ -27,6 +29,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,6 +39,30 @@ WAIT_SECONDS = 60
 READ_CONCURRENCY = 4
 SEED_CONCURRENCY = 16
 IDLE_SECONDS = 10
+# Sessions with no action, for the unrelated reads.
+READ_SESSIONS = 100
+# Targets (docs/live-updates.md): decision → answer p50, and unrelated reads' p99 with the waits open.
+TARGET_WAKE_P50 = 0.050
+TARGET_UNRELATED_P99 = 0.100
+
+
+class Layout(NamedTuple):
+    """Where the waiting actions are: one in each session, or all in one."""
+
+    name: str
+    one_session: bool
+
+    def session(self, number):
+        return "batch" if self.one_session else f"agent-{number}"
+
+    def call(self, number):
+        return f"refund-{number}" if self.one_session else "approve"
+
+    def action(self, number):
+        return f"/api/v1/sessions/{self.session(number)}/client-actions/{self.call(number)}"
+
+
+LAYOUTS = {"spread": Layout("spread", False), "one-session": Layout("one session", True)}
 # PostgreSQL's idle backends report their transaction counts up to 10 s late.
 STATS_SETTLE_SECONDS = 12
 
@@ -101,6 +128,8 @@ def environment(database_url, data_dir):
         "DATA_DIR": str(data_dir),
         "STATIC_ROOT": str(data_dir / "static"),
         "PATH": f"{Path(PYTHON).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        # One key holds every wait here; the default cap would refuse most of them.
+        "HISTORYHUB_MAX_WAITS_PER_KEY": "100000",
     }
 
 
@@ -164,7 +193,7 @@ async def idle_rate(url, seconds):
     return (after - before - 1) / (time.monotonic() - started), connections
 
 
-async def run(database, options, data_dir):
+async def run(database, layout, options, data_dir):
     url = options.postgres if database == "postgresql" else f"sqlite:///{data_dir / 'bench.sqlite3'}"
     if database == "postgresql":
         fresh_postgres(url)
@@ -187,14 +216,19 @@ async def run(database, options, data_dir):
             if server.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"bin/start did not come up: {(data_dir / 'server.log').read_text()[-2000:]}")
             await asyncio.sleep(0.2)
-        return await measure(database, options, url, port, key, people_key, server.pid)
+        return await measure(database, layout, options, url, port, key, people_key, server.pid)
     finally:
         server.terminate()
         server.wait(timeout=60)
         log.close()
 
 
-async def seed(port, key, count):
+async def seed(port, key, layout, count):
+    client = Http(port, key)
+    for number in range(READ_SESSIONS):
+        await client.request("POST", "/api/v1/sessions", {"sessionId": f"reader-{number}", "agent": "benchAgent"})
+    await client.request("POST", "/api/v1/sessions", {"sessionId": "batch", "agent": "benchAgent"})
+    await client.close()
     queue = asyncio.Queue()
     for number in range(count):
         queue.put_nowait(number)
@@ -203,9 +237,11 @@ async def seed(port, key, count):
         client = Http(port, key)
         while not queue.empty():
             number = queue.get_nowait()
-            await client.request("POST", "/api/v1/sessions", {"sessionId": f"agent-{number}", "agent": "benchAgent"})
-            opened = {"callId": "approve", "name": "refund", "arguments": {"amount": number}}
-            status, _ = await client.request("POST", f"/api/v1/sessions/agent-{number}/client-actions", opened)
+            session = layout.session(number)
+            if not layout.one_session:
+                await client.request("POST", "/api/v1/sessions", {"sessionId": session, "agent": "benchAgent"})
+            opened = {"callId": layout.call(number), "name": "refund", "arguments": {"amount": number}}
+            status, _ = await client.request("POST", f"/api/v1/sessions/{session}/client-actions", opened)
             assert status == 201, status
         await client.close()
 
@@ -223,7 +259,8 @@ async def unrelated_requests(port, key, count):
         client = Http(port, key)
         while not queue.empty():
             number = queue.get_nowait()
-            path, into = ("/healthz", health) if number % 4 == 0 else (f"/api/v1/sessions/agent-{number}", reads)
+            session = f"reader-{number % READ_SESSIONS}"
+            path, into = ("/healthz", health) if number % 4 == 0 else (f"/api/v1/sessions/{session}", reads)
             started = time.monotonic()
             status, _ = await client.request("GET", path)
             into.append(time.monotonic() - started)
@@ -234,9 +271,9 @@ async def unrelated_requests(port, key, count):
     return reads, health
 
 
-async def measure(database, options, url, port, key, people_key, master):
-    await seed(port, key, options.waits)
-    row = {"database": database, "waits": options.waits}
+async def measure(database, layout, options, url, port, key, people_key, master):
+    await seed(port, key, layout, options.waits)
+    row = {"database": database, "layout": layout.name, "waits": options.waits}
     # Warm both workers up (imports, pools), then measure them alone.
     await unrelated_requests(port, key, 40)
     row["reads_alone"], row["health_alone"] = await unrelated_requests(port, key, options.reads)
@@ -248,9 +285,7 @@ async def measure(database, options, url, port, key, people_key, master):
 
     async def wait(number):
         client = Http(port, key)
-        status, content = await client.request(
-            "GET", f"/api/v1/sessions/agent-{number}/client-actions/approve?wait={WAIT_SECONDS}"
-        )
+        status, content = await client.request("GET", f"{layout.action(number)}?wait={WAIT_SECONDS}")
         answer = json.loads(content)["status"] if status == 200 else content
         answers[number].set_result((time.monotonic(), status, answer))
         await client.close()
@@ -266,19 +301,21 @@ async def measure(database, options, url, port, key, people_key, master):
     row["reads"], row["health"] = await unrelated_requests(port, key, options.reads)
 
     decider = Http(port, people_key)
-    latencies, decisions = [], []
+    latencies, decisions, missed = [], [], 0
     for number in range(options.decide):
         started = time.monotonic()
-        status, _ = await decider.request(
-            "POST", f"/api/v1/sessions/agent-{number}/client-actions/approve/decision", {"decision": "approve"}
-        )
+        status, _ = await decider.request("POST", f"{layout.action(number)}/decision", {"decision": "approve"})
         decisions.append(time.monotonic() - started)
         assert status == 200, status
-        answer_at, answer_status, answer = await asyncio.wait_for(answers[number], 10)
+        try:
+            answer_at, answer_status, answer = await asyncio.wait_for(answers[number], 10)
+        except TimeoutError:
+            missed += 1
+            continue
         assert (answer_status, answer) == (200, "approved"), (answer_status, answer)
         latencies.append(answer_at - started)
     await decider.close()
-    row["decision_to_answer"], row["decisions"] = latencies, decisions
+    row["decision_to_answer"], row["decisions"], row["missed"] = latencies, decisions, missed
     row["early"] = sum(1 for answer in answers[options.decide :] if answer.done())
     for task in waits:
         task.cancel()
@@ -288,10 +325,10 @@ async def measure(database, options, url, port, key, people_key, master):
 
 def table(rows):
     lines = [
-        "| database | waits open | API reads p50 / p99 ms: no waits → waits open | /healthz p50 / p99 ms: no waits → "
-        "waits open | decision → answer p50 / p99 ms | DB transactions/s idle: no waits → waits open "
-        "| DB connections | worker threads | worker RSS MB |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| database | waits open in | API reads p50 / p99 ms: no waits → waits open "
+        "| /healthz p50 / p99 ms: no waits → waits open | decision → answer p50 / p99 ms | decided waiters answered "
+        "| DB transactions/s idle: no waits → waits open | DB connections | worker threads | worker RSS MB |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         idle = (
@@ -299,13 +336,30 @@ def table(rows):
             if "idle_with_waits" in row
             else "no queries (file watcher)"
         )
+        answered = len(row["decision_to_answer"])
         lines.append(
-            f"| {row['database']} | {row['waits']} "
+            f"| {row['database']} | {row['waits']}, {row['layout']} "
             f"| {milliseconds(row['reads_alone'])} → {milliseconds(row['reads'])} "
             f"| {milliseconds(row['health_alone'])} → {milliseconds(row['health'])} "
-            f"| {milliseconds(row['decision_to_answer'])} | {idle} "
+            f"| {milliseconds(row['decision_to_answer'])} | {answered} of {answered + row['missed']} | {idle} "
             f"| {row.get('connections', '–')} | {row['threads']} | {row['rss_mb']:.0f} |"
         )
+    return "\n".join(lines)
+
+
+def targets(rows):
+    """Each row against the targets: wake p50, every decided waiter answered, unrelated p99 (waits open)."""
+    lines = []
+    for row in rows:
+        wake = percentile(row["decision_to_answer"], 0.5) if row["decision_to_answer"] else float("inf")
+        unrelated = percentile(row["reads"], 0.99)
+        checks = [
+            (wake < TARGET_WAKE_P50, f"wake p50 {wake * 1000:.1f} ms < {TARGET_WAKE_P50 * 1000:.0f} ms"),
+            (row["missed"] == 0, f"{row['missed']} decided waiters unanswered"),
+            (unrelated < TARGET_UNRELATED_P99, f"unrelated p99 {unrelated * 1000:.1f} ms < 100 ms"),
+        ]
+        verdicts = "; ".join(f"{'met' if met else 'MISSED'}: {text}" for met, text in checks)
+        lines.append(f"- {row['database']}, {row['layout']}: {verdicts}")
     return "\n".join(lines)
 
 
@@ -315,19 +369,24 @@ def main():
     parser.add_argument("--waits", type=int, default=1000)
     parser.add_argument("--reads", type=int, default=200)
     parser.add_argument("--decide", type=int, default=100)
+    parser.add_argument("--layout", choices=[*LAYOUTS, "both"], default="both")
     parser.add_argument("--postgres", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_POSTGRES))
     options = parser.parse_args()
     # Each open wait is a socket on both ends.
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     databases = ["postgresql", "sqlite"] if options.database == "both" else [options.database]
+    layouts = list(LAYOUTS.values()) if options.layout == "both" else [LAYOUTS[options.layout]]
     rows = []
     for database in databases:
-        with tempfile.TemporaryDirectory(prefix="hh-bench-waits-") as directory:
-            started = time.monotonic()
-            rows.append(asyncio.run(run(database, options, Path(directory))))
-            print(f"{database}: measured in {time.monotonic() - started:.0f} s", file=sys.stderr)
+        for layout in layouts:
+            with tempfile.TemporaryDirectory(prefix="hh-bench-waits-") as directory:
+                started = time.monotonic()
+                rows.append(asyncio.run(run(database, layout, options, Path(directory))))
+                print(f"{database}, {layout.name}: measured in {time.monotonic() - started:.0f} s", file=sys.stderr)
     print(table(rows))
+    print()
+    print(targets(rows))
     early = sum(row["early"] for row in rows)
     if early:
         print(f"\n{early} waits answered before their decision (expected none).")
