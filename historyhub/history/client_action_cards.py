@@ -70,14 +70,14 @@ def gated_call_changes(action):
 
 
 def card_changes(card, action):
-    """How a card changes when its action is resolved: (changes, fields removed)."""
+    """How a card shows its action in the action's current state: (changes, fields removed)."""
     if card.type == "action":
         changes = gated_call_changes(action)
         if action.status == Status.APPROVED and "output" in card.data:
             # The tool ran before the approval was recorded: the card keeps the outcome it has.
             changes["status"] = card.data["status"]
         return changes, ()
-    return card_data(action), ("arguments", "expiresAt")
+    return card_data(action), () if action.is_waiting else ("arguments", "expiresAt")
 
 
 def expired_view(entry_type, data):

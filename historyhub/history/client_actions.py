@@ -85,9 +85,7 @@ def open_action(session_id, *, call_id, name, arguments, description="", expires
         )
 
 
-def open_in(
-    write, *, call_id, name, arguments, description, created_at, order, expires_at=None, logged=None, undo=None
-):
+def open_in(write, *, call_id, name, arguments, description, created_at, order, expires_at=None, logged=None):
     """Open an action inside a write: the record, its card, and the session waiting for it.
 
     ``logged`` is the log item that opens it, if any (its pop deletes the action again).
@@ -110,19 +108,20 @@ def open_in(
         epoch=session.epoch,
         source_position=logged.position if logged is not None else None,
         opened_by_key=write.by_key,
+        order=order,
     )
     action.entry_key = _add_card(write, action, created_at, order, logged)
     action.save(force_insert=True)
     session.waiting_count += 1
     write.client_actions_changed()
-    write.set_run_status(RunStatus.WAITING_FOR_CLIENT_ACTION, undo)
+    write.set_run_status(RunStatus.WAITING_FOR_CLIENT_ACTION)
     return Opened(action, True)
 
 
 def _add_card(write, action, created_at, order, logged):
     """Show the action: on the card of the call it guards when there is one, else on a card of its own."""
-    call = write.timeline.newest_for_call(action.call_id, types=("action",))
-    if call is not None and "approval" not in call.data and call.data.get("status") == "running":
+    call = _gateable_call(write, action.call_id)
+    if call is not None:
         write.change_entry(call, cards.gated_call_changes(action))
         return call.key
     position = logged.position if logged is not None else None
@@ -138,20 +137,50 @@ def _add_card(write, action, created_at, order, logged):
     return entry.key
 
 
+def _gateable_call(write, call_id):
+    """The card of a running call that no action guards yet, if the timeline shows one."""
+    call = write.timeline.newest_for_call(call_id, types=("action",))
+    if call is not None and "approval" not in call.data and call.data.get("status") == "running":
+        return call
+    return None
+
+
+def gate_again(write):
+    """Actions opened through the API that got a card of their own because their call had already run, whose
+    call runs again now (its output was popped): they move onto the call's card, as if the output had never come."""
+    session = write.session
+    own_cards = ClientAction.objects.filter(
+        session=session, status=Status.WAITING, source_position__isnull=True, entry_key__startswith="client-action:"
+    )
+    for action in own_cards:
+        call = _gateable_call(write, action.call_id)
+        if call is None or action.order is None or call.order > action.order:
+            continue
+        write.timeline.remove(action.entry_key)
+        write.change_entry(write.timeline.get(call.key), cards.gated_call_changes(action))
+        action.entry_key = call.key
+        action.save(update_fields=["entry_key"])
+
+
 def show_again(write, actions):
-    """Actions whose card went with the items that placed it (a pop, a truncation) get a card of their own."""
+    """Actions whose card went with the items that placed it (a pop, a truncation) get a card of their own, where
+    the action first took its place: the timeline reads as if the items had never come."""
     session = write.session
     shown = TimelineEntry.objects.filter(session=session, epoch=session.epoch).values("key")
-    for action in actions.exclude(entry_key__in=shown):
+    orphans = list(actions.exclude(entry_key__in=shown).order_by("order", "pk"))
+    for action in orphans:
         entry = write.timeline.add(
             f"client-action:{action.call_id}",
             "client_action",
             cards.card_data(action),
             action.created_at,
-            write.take_position(),
+            action.order if action.order is not None else write.take_position(),
             call_id=action.call_id,
         )
-        ClientAction.objects.filter(pk=action.pk).update(entry_key=entry.key)
+        action.entry_key = entry.key
+        action.save(update_fields=["entry_key"])
+    if orphans:
+        write.timeline.resequence()
 
 
 # Reading -------------------------------------------------------------------------------
@@ -260,22 +289,32 @@ def resolve(session_id, call_id, resolved_by, decider=None, **outcome):
     raise ActionResultConflict(f"Client action {call_id!r} was already resolved differently.")
 
 
-def resolve_in(write, action, undo=None, **fields):
+def resolve_in(write, action, **fields):
     """Move a waiting action to its final state inside a write, and show it."""
-    if undo is not None:
-        undo.action_changing(action)
-    for name, value in fields.items():
-        setattr(action, name, value)
-    action.save(update_fields=list(fields))
+    write.change_action(action, **fields)
     write.session.waiting_count -= 1
-    write.action_changed(action.call_id)
     card = write.timeline.get(action.entry_key) if action.entry_key else None
     if card is not None:
         changes, removed = cards.card_changes(card, action)
-        write.change_entry(card, changes, removed, undo)
+        write.change_entry(card, changes, removed)
+    stop_waiting_unless_waiting(write)
+
+
+def stop_waiting_unless_waiting(write):
+    """The one rule of waiting → running: once nothing waits for a person, a run waiting for one runs again."""
     session = write.session
     if session.waiting_count == 0 and session.run_status == RunStatus.WAITING_FOR_CLIENT_ACTION:
-        write.set_run_status(RunStatus.RUNNING, undo)
+        write.set_run_status(RunStatus.RUNNING)
+
+
+def align_run_status(write):
+    """After items were taken back: the run waits for a person exactly when an action still waits (one opened
+    through the API after the items, say), as if the items had never come."""
+    session = write.session
+    session.waiting_count = ClientAction.objects.filter(session=session, status=Status.WAITING).count()
+    if session.waiting_count and session.run_status in (None, RunStatus.RUNNING):
+        write.set_run_status(RunStatus.WAITING_FOR_CLIENT_ACTION)
+    stop_waiting_unless_waiting(write)
 
 
 def _same_outcome(action, outcome):

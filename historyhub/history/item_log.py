@@ -16,9 +16,9 @@ from django.db.models import Max, Subquery
 from historyhub.history import bulk, client_actions, jsonvalues, validation
 from historyhub.history.dialects import base
 from historyhub.history.errors import InvalidInput
-from historyhub.history.models import ClientAction, ClientActionStatus, Item, RunStatus, Session, TimelineEntry
-from historyhub.history.projection import Projection
-from historyhub.history.undo import take_back
+from historyhub.history.models import ClientAction, ClientActionStatus, Item, Operation, Session, TimelineEntry
+from historyhub.history.projection import Projection, preview
+from historyhub.history.undo import Undo, usage_json
 from historyhub.history.writes import writing
 
 STREAM_CHUNK = 1000
@@ -151,11 +151,11 @@ def clear(session_id):
         if write is None:
             return
         session = write.session
-        for model in (Item, TimelineEntry, ClientAction):
+        write.timeline.clear()
+        for model in (Item, ClientAction, Operation):
             model.objects.filter(session=session).delete()
-        session.operations.all().delete()
         write.every_action_changed()
-        session.item_count = session.history_count = session.waiting_count = 0
+        session.item_count = session.waiting_count = 0
         session.waiting_until = None
         session.usage_json = None
         session.last_message = ""
@@ -177,19 +177,35 @@ def _truncate(write):
     """Drop the logical history and what it projected; client actions opened through the API stay."""
     session = write.session
     logical_rows(session).delete()
-    TimelineEntry.objects.filter(session=session, epoch=session.epoch, source_position__isnull=False).delete()
+    write.timeline.remove_logged()
     logged_actions = ClientAction.objects.filter(session=session, epoch=session.epoch, source_position__isnull=False)
     for call_id in logged_actions.values_list("call_id", flat=True):
         write.action_changed(call_id)
     logged_actions.delete()
     session.item_count = 0
     session.usage_json = None
-    session.history_count = _resequence(session)
     client_actions.show_again(write, ClientAction.objects.filter(session=session, status=ClientActionStatus.WAITING))
-    session.waiting_count = ClientAction.objects.filter(session=session, status=ClientActionStatus.WAITING).count()
-    if session.waiting_count == 0 and session.run_status == RunStatus.WAITING_FOR_CLIENT_ACTION:
-        write.set_run_status(RunStatus.RUNNING)
+    client_actions.align_run_status(write)
     refresh_last_message(session)
+
+
+def take_back(write, row):
+    """Undo everything the log item ``row`` (the newest of the logical history) did, then delete it."""
+    session = write.session
+    removed_keys = write.timeline.remove_placed_by(row.position)
+    opened = ClientAction.objects.filter(session=session, epoch=session.epoch, source_position=row.position)
+    for call_id in opened.values_list("call_id", flat=True):
+        write.action_changed(call_id)
+    opened.delete()
+    Undo.loads(row.undo_json).revert(write)
+    # An action asked about this item's call (opened through the API) stays, and shows on a card of its own.
+    client_actions.show_again(write, ClientAction.objects.filter(session=session, entry_key__in=removed_keys))
+    client_actions.gate_again(write)
+    client_actions.align_run_status(write)
+    if row.usage_json:
+        session.usage_json = usage_json(base.add_usage(session.usage, jsonvalues.loads(row.usage_json), -1))
+    session.item_count -= 1
+    row.delete()
 
 
 def compact(session_id, items, by_key=None):
@@ -215,20 +231,11 @@ def compact(session_id, items, by_key=None):
         waiting_cards = ClientAction.objects.filter(session=session, status=ClientActionStatus.WAITING).values(
             "entry_key"
         )
-        TimelineEntry.objects.filter(session=session, epoch=archived, key__in=waiting_cards).update(epoch=session.epoch)
-        session.history_count = _resequence(session)
+        session.history_count = 0
+        write.timeline.carry_into_current_epoch(waiting_cards, archived)
         store(write, checked)
         refresh_last_message(session)
     return Compacted(True, session.item_count)
-
-
-def _resequence(session):
-    """Number the current epoch's entries 1…n in order again; returns n."""
-    entries = list(TimelineEntry.objects.filter(session=session, epoch=session.epoch).order_by("order", "pk"))
-    for seq, entry in enumerate(entries, start=1):
-        entry.seq = seq
-    TimelineEntry.objects.bulk_update(entries, ["seq"], batch_size=500)
-    return len(entries)
 
 
 def refresh_last_message(session):
@@ -238,10 +245,7 @@ def refresh_last_message(session):
         .only("text", "data")
         .first()
     )
-    if entry is None:
-        session.last_message = ""
-    else:
-        session.last_message = (entry.text or f"[{entry.value['content'][0]['type']}]")[:300]
+    session.last_message = "" if entry is None else preview(entry.text, entry.value["content"][0]["type"])
 
 
 # Reading -------------------------------------------------------------------------------

@@ -56,6 +56,7 @@ class Session(models.Model):
     usage_json = models.TextField(null=True, blank=True)
     last_message = models.CharField(max_length=300, blank=True, default="")
     version = models.BigIntegerField(default=0, help_text="Raised by every change; pollers compare it.")
+    run_status_version = models.BigIntegerField(default=0, help_text="The version of the write that set run_status.")
 
     class Meta:
         indexes = [
@@ -98,6 +99,19 @@ class Session(models.Model):
         if self.run_status == RunStatus.WAITING_FOR_CLIENT_ACTION and not self.waits_at(now):
             return RunStatus.RUNNING
         return self.run_status
+
+
+def owned_by(session):
+    """Every row that belongs to ``session``, one queryset per table: what deleting it removes.
+
+    Read off the models (every foreign key to Session that cascades), so a table added later that belongs to
+    a session is never forgotten; each is deleted in one statement before the session row.
+    """
+    return [
+        relation.related_model._base_manager.filter(**{relation.field.name: session})
+        for relation in Session._meta.related_objects
+        if relation.on_delete is models.CASCADE
+    ]
 
 
 class Item(models.Model):
@@ -223,6 +237,9 @@ class ClientAction(models.Model):
         null=True, blank=True, help_text="The log item that opened it; empty when opened through the API."
     )
     entry_key = models.CharField(max_length=250, blank=True, default="", help_text="The timeline entry that shows it.")
+    order = models.BigIntegerField(
+        null=True, blank=True, help_text="The position its card took on the timeline, where it shows again."
+    )
     opened_by_key = models.ForeignKey(
         "apikeys.ApiKey",
         null=True,

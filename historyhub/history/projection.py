@@ -12,9 +12,14 @@ from datetime import timedelta
 from historyhub.history import client_action_cards, client_actions, dialects, jsonvalues
 from historyhub.history.dialects import base, content
 from historyhub.history.models import EntryStatus, RunStatus
-from historyhub.history.undo import Undo, usage_json
+from historyhub.history.undo import usage_json
 
 PREVIEW_LENGTH = 300
+
+
+def preview(text, first_part_type):
+    """What the sessions list shows of a message: its text, or the kind of its first part (``[image]``)."""
+    return (text or f"[{first_part_type}]")[:PREVIEW_LENGTH]
 
 
 class Projection:
@@ -23,7 +28,6 @@ class Projection:
         self.session = write.session
         self.timeline = write.timeline
         self.logged = None
-        self.undo = None
 
     def apply(self, batch):
         """Project stored items in order; returns each item's undo record as JSON text (or None)."""
@@ -31,13 +35,14 @@ class Projection:
         return [self.apply_one(logged) for logged in batch]
 
     def apply_one(self, logged):
-        self.logged, self.undo = logged, Undo(position=logged.position)
-        dialect = dialects.of(logged.item)
-        if dialect is not None:
-            dialect.project(self, logged)
+        self.logged = logged
+        with self.write.recording(logged.position) as undo:
+            dialect = dialects.of(logged.item)
+            if dialect is not None:
+                dialect.project(self, logged)
         if logged.usage:
             self.session.usage_json = usage_json(base.add_usage(self.session.usage, logged.usage))
-        return self.undo.dumps()
+        return undo.dumps()
 
     # What dialects call ---------------------------------------------------------------------
 
@@ -57,8 +62,7 @@ class Projection:
             source_position=position,
             text=text,
         )
-        self.undo.last_message_changing(self.session.last_message)
-        self.session.last_message = (text or f"[{parts[0]['type']}]")[:PREVIEW_LENGTH]
+        self.write.set_last_message(preview(text, parts[0]["type"]))
 
     def add_action(self, logged, call_id, name, arguments, status=EntryStatus.RUNNING, **extra):
         """A tool call. A call a client action already stands for (approval asked before the call was stored)
@@ -104,7 +108,6 @@ class Projection:
             created_at=logged.created_at,
             order=logged.position,
             logged=logged,
-            undo=self.undo,
         )
 
     def settle_client_action(self, call_id, status, logged, **fields):
@@ -120,7 +123,7 @@ class Projection:
         outcome = {"status": status, "resolved_by": "agent", "resolved_at": logged.created_at, **fields}
         if "output" in outcome:
             outcome["output_json"] = jsonvalues.dumps(outcome.pop("output"))
-        client_actions.resolve_in(self.write, action, self.undo, **outcome)
+        client_actions.resolve_in(self.write, action, **outcome)
         return True
 
     def add_settled_client_action(self, logged, call_id, status, data):
@@ -141,10 +144,10 @@ class Projection:
         )
 
     def set_run_status(self, value):
-        self.write.set_run_status(RunStatus(value), self.undo)
+        self.write.set_run_status(RunStatus(value))
 
     def change_entry(self, entry, changes, remove=()):
-        self.write.change_entry(entry, changes, remove, self.undo)
+        self.write.change_entry(entry, changes, remove)
 
 
 def _refused(card):

@@ -4,22 +4,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from django.db import IntegrityError, connection, transaction
+from django.db import connection
 from django.db.models import Prefetch, Q
 from django.utils import timezone
 
-from historyhub import live
 from historyhub.history import matching, subagents, validation
 from historyhub.history.errors import InvalidInput, SessionConflict, SessionNotFound
 from historyhub.history.models import (
     ClientAction,
     ClientActionStatus,
-    Item,
-    Operation,
     RunStatus,
     Session,
     SessionStatus,
-    TimelineEntry,
 )
 from historyhub.history.writes import writing
 
@@ -89,29 +85,26 @@ def ensure(*, agent, session_id=None, name=None, metadata=None, parent_session_i
     session.metadata = metadata
     if parent_session_id is None:
         return _create(session)
+    # The parent first, then the child: every write that takes both locks takes them in this order.
     with writing(parent_session_id) as parent:
         session.parent = parent.session
         ensured = _create(session)
         if ensured.created:
-            subagents.child_opened(parent, session)
+            subagents.child_opened(parent, ensured.session)
         else:
             parent.discard()
     return ensured
 
 
 def _create(session):
-    try:
-        with transaction.atomic():
-            session.save(force_insert=True)
-            live.announce(live.Change(session=session.id))
-    except IntegrityError:
-        existing = get(session.id)
-        if existing.agent != session.agent:
-            raise SessionConflict(
-                f"Session {session.id!r} already exists with another agent ({existing.agent!r})."
-            ) from None
-        return Ensured(existing, False)
-    return Ensured(session, True)
+    """The session as ``session`` describes it, or the existing one of the same agent."""
+    with writing(session.id, create=session) as write:
+        if not write.created:
+            write.discard()
+    if not write.created and write.session.agent != session.agent:
+        agent = write.session.agent
+        raise SessionConflict(f"Session {session.id!r} already exists with another agent ({agent!r}).")
+    return Ensured(get(session.id), write.created)
 
 
 UNCHANGED = object()
@@ -136,16 +129,9 @@ def update(session_id, *, name=UNCHANGED, metadata=UNCHANGED, status=UNCHANGED, 
 
 
 def delete(session_id):
-    """Delete a session and all it owns; the big tables go first, in one statement each."""
-    with transaction.atomic():
-        session = Session.objects.select_for_update().filter(pk=session_id).first()
-        if session is None:
-            raise SessionNotFound(session_id)
-        for model in (Item, TimelineEntry, ClientAction, Operation):
-            model.objects.filter(session=session).delete()
-        session.delete()
-        # Whoever waits on it learns it is gone.
-        live.announce(live.Change(session=session_id, all_actions=True, inbox=True))
+    """Delete a session and all it owns; whoever waits on it learns it is gone."""
+    with writing(session_id) as write:
+        write.delete_session()
 
 
 # Listing -------------------------------------------------------------------------------

@@ -1,11 +1,17 @@
-"""The timeline as one write sees it: the entries it reads, adds and changes,
+"""The timeline as one write sees it: the entries it reads, adds, changes and removes,
 written back in a few statements when the write finishes.
+
+Nothing inside a write changes a timeline entry except through this writer
+(``Write.timeline``): it keeps what it has read, so a change behind its back
+would be lost or undone when it flushes.
 
 Entries are read once per write (a batch reads every entry of the calls it
 touches in one query) and kept here, so an output completing a call appended
 in the same batch never goes back to the database. Timeline entries are
 stored in their wire shape (docs/architecture.md, "Timeline entries").
 """
+
+from django.db.models import F
 
 from historyhub.history import bulk, jsonvalues, matching
 from historyhub.history.models import TimelineEntry
@@ -133,6 +139,78 @@ class TimelineWriter:
             entry.data.pop(name, None)
         if entry.pk is not None:
             self._changed[entry.pk] = entry
+
+    def restore(self, epoch, key, data_text):
+        """An entry's data as it was before (a pop takes a change back)."""
+        self.flush()
+        TimelineEntry.objects.filter(session=self.session, epoch=epoch, key=key).update(
+            data=data_text, changed_version=self.version
+        )
+        self._forget()
+
+    def remove_placed_by(self, position):
+        """Remove the current epoch's entries that the log item at ``position`` placed; returns their keys.
+
+        Entries after each removed one move up, so ranks stay dense (history pages rely on it).
+        """
+        self.flush()
+        session = self.session
+        placed = TimelineEntry.objects.filter(session=session, epoch=session.epoch, source_position=position)
+        keys = list(placed.values_list("key", flat=True))
+        removed = sorted(placed.values_list("seq", flat=True), reverse=True)
+        if removed:
+            placed.delete()
+            for seq in removed:
+                TimelineEntry.objects.filter(session=session, epoch=session.epoch, seq__gt=seq).update(seq=F("seq") - 1)
+            session.history_count -= len(removed)
+        self._forget()
+        return keys
+
+    def remove(self, key):
+        """Remove the current epoch's entry with this key, keeping the rest in order."""
+        self.flush()
+        TimelineEntry.objects.filter(session=self.session, epoch=self.session.epoch, key=key).delete()
+        self._forget()
+        self.resequence()
+
+    def remove_logged(self):
+        """Remove the current epoch's entries that log items placed (a truncation), keeping the rest in order."""
+        self.flush()
+        session = self.session
+        TimelineEntry.objects.filter(session=session, epoch=session.epoch, source_position__isnull=False).delete()
+        self._forget()
+        self.resequence()
+
+    def carry_into_current_epoch(self, keys, epoch):
+        """Entries of an archived ``epoch`` that stay in view after a compaction (waiting client actions)."""
+        self.flush()
+        TimelineEntry.objects.filter(session=self.session, epoch=epoch, key__in=keys).update(
+            epoch=self.session.epoch, changed_version=self.version
+        )
+        self._forget()
+        self.resequence()
+
+    def resequence(self):
+        """Number the current epoch's entries 1…n in order again; the session's count follows."""
+        self.flush()
+        session = self.session
+        entries = list(TimelineEntry.objects.filter(session=session, epoch=session.epoch).order_by("order", "pk"))
+        for seq, entry in enumerate(entries, start=1):
+            entry.seq = seq
+        TimelineEntry.objects.bulk_update(entries, ["seq"], batch_size=500)
+        session.history_count = len(entries)
+        self._forget()
+
+    def clear(self):
+        """Remove every entry of the session, in every epoch."""
+        self.flush()
+        TimelineEntry.objects.filter(session=self.session).delete()
+        self.session.history_count = 0
+        self._forget()
+
+    def _forget(self):
+        """What was read before a change in the database is not to be trusted after it."""
+        self._by_key, self._by_call, self._loaded_calls = {}, {}, set()
 
     def flush(self):
         """Write the new and changed entries: one statement each, whatever their number."""

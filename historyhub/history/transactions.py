@@ -9,7 +9,6 @@ transactions are recognised as equal JSON values, key order ignored.
 from historyhub.history import item_log, jsonvalues, validation
 from historyhub.history.errors import InvalidInput, OperationConflict, SuffixMismatch
 from historyhub.history.models import Operation
-from historyhub.history.undo import take_back
 from historyhub.history.writes import writing
 
 TYPES = ("append_items", "replace_suffix")
@@ -59,5 +58,5 @@ def _replace_suffix(write, expected, replacement):
     ):
         raise SuffixMismatch()
     for row in rows:
-        take_back(write, row)
+        item_log.take_back(write, row)
     item_log.store(write, replacement)

@@ -3,19 +3,21 @@
 What an item *created* (timeline entries, client actions) carries its position
 as ``source_position`` and is deleted by it. What an item *changed* in rows it
 did not create is recorded here, in an ``Undo`` stored with the item
-(``Item.undo_json``), by the same methods the projection calls as it changes
-them; ``take_back`` reverts both. A new kind of change gets its recording
-method and its reversal side by side in this module.
+(``Item.undo_json``). The write holds the undo of the item it is projecting
+(``Write.recording``) and records every change made through it
+(``Write.change_entry``, ``set_run_status``, ``set_last_message``,
+``change_action``), so no change can forget its reversal; a pop
+(``item_log.take_back``) reverts both. A new kind of change gets its recording method here and its
+``Write`` method beside the others.
 """
 
 import json
 from dataclasses import dataclass, field
 
-from django.db.models import F
-
-from historyhub.history import client_actions, jsonvalues
+from historyhub.history import client_action_cards as cards
+from historyhub.history import jsonvalues
 from historyhub.history.dialects import base
-from historyhub.history.models import ClientAction, TimelineEntry
+from historyhub.history.models import ClientAction
 
 _UNSET = object()
 # Client action fields a log item may change, and how each is kept in JSON.
@@ -39,6 +41,10 @@ class Undo:
     entries: list = field(default_factory=list)  # [epoch, key, data text before]
     actions: list = field(default_factory=list)  # [call id, {field: value before}]
     run_status: object = _UNSET
+    # Which write set the run status before the item, and which one the item's: a pop restores the status only
+    # while the item's is still the latest (an action decided since, say, set it again).
+    run_status_version: int = 0
+    run_status_set_in: int | None = None
     last_message: object = _UNSET
 
     # Recording, as the projection makes each change -----------------------------------
@@ -54,9 +60,10 @@ class Undo:
         before["resolved_at"] = base.format_time(before["resolved_at"])
         self.actions.append([action.call_id, before])
 
-    def run_status_changing(self, previous):
+    def run_status_changing(self, previous, previous_version, version):
         if self.run_status is _UNSET:
-            self.run_status = previous
+            self.run_status, self.run_status_version = previous, previous_version
+        self.run_status_set_in = version
 
     def last_message_changing(self, previous):
         if self.last_message is _UNSET:
@@ -73,6 +80,8 @@ class Undo:
             data["actions"] = self.actions
         if self.run_status is not _UNSET:
             data["runStatus"] = self.run_status
+            data["runStatusVersion"] = self.run_status_version
+            data["runStatusSetIn"] = self.run_status_set_in
         if self.last_message is not _UNSET:
             data["lastMessage"] = self.last_message
         return jsonvalues.dumps(data) if data else None
@@ -86,6 +95,8 @@ class Undo:
             entries=data.get("entries", []),
             actions=data.get("actions", []),
             run_status=data.get("runStatus", _UNSET),
+            run_status_version=data.get("runStatusVersion", 0),
+            run_status_set_in=data.get("runStatusSetIn"),
             last_message=data.get("lastMessage", _UNSET),
         )
 
@@ -93,43 +104,25 @@ class Undo:
 
     def revert(self, write):
         session = write.session
-        for epoch, key, data in reversed(self.entries):
-            TimelineEntry.objects.filter(session=session, epoch=epoch, key=key).update(
-                data=data, changed_version=session.version
-            )
         for call_id, fields in reversed(self.actions):
             fields = dict(fields, resolved_at=base.parse_timestamp(fields["resolved_at"]))
             ClientAction.objects.filter(session=session, call_id=call_id).update(**fields)
             write.action_changed(call_id)
-        if self.run_status is not _UNSET:
-            write.set_run_status(self.run_status)
+        for epoch, key, data in reversed(self.entries):
+            write.timeline.restore(epoch, key, data)
+        # A card restored from before the item may show a client action that was decided since (through the API or
+        # the dashboard, not by an item): the action as it is now wins over what the card showed then.
+        restored = [key for epoch, key, _ in self.entries if epoch == session.epoch]
+        for action in ClientAction.objects.filter(session=session, entry_key__in=restored):
+            card = write.timeline.get(action.entry_key)
+            if card is not None:
+                changes, removed = cards.card_changes(card, action)
+                write.change_entry(card, changes, removed)
+        set_since = self.run_status_set_in is not None and session.run_status_version != self.run_status_set_in
+        if self.run_status is not _UNSET and not set_since:
+            write.restore_run_status(self.run_status, self.run_status_version)
         if self.last_message is not _UNSET:
             session.last_message = self.last_message
-
-
-def take_back(write, row):
-    """Undo everything the log item ``row`` (the newest of the logical history) did, then delete it."""
-    session = write.session
-    created = TimelineEntry.objects.filter(session=session, epoch=session.epoch, source_position=row.position)
-    removed_keys = list(created.values_list("key", flat=True))
-    removed = sorted(created.values_list("seq", flat=True), reverse=True)
-    if removed:
-        created.delete()
-        # Entries after each removed one move up, so ranks stay dense (history pages rely on it).
-        for seq in removed:
-            TimelineEntry.objects.filter(session=session, epoch=session.epoch, seq__gt=seq).update(seq=F("seq") - 1)
-        session.history_count -= len(removed)
-    opened = ClientAction.objects.filter(session=session, epoch=session.epoch, source_position=row.position)
-    for call_id in opened.values_list("call_id", flat=True):
-        write.action_changed(call_id)
-    opened.delete()
-    Undo.loads(row.undo_json).revert(write)
-    # An action asked about this item's call (opened through the API) stays, and shows on a card of its own.
-    client_actions.show_again(write, ClientAction.objects.filter(session=session, entry_key__in=removed_keys))
-    if row.usage_json:
-        session.usage_json = usage_json(base.add_usage(session.usage, json.loads(row.usage_json), -1))
-    session.item_count -= 1
-    row.delete()
 
 
 def usage_json(usage):

@@ -12,15 +12,16 @@ the change to waiters (``historyhub.live``). A write that raises changes nothing
 
 from contextlib import contextmanager
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from historyhub import live
 from historyhub.history import bulk, subagents
 from historyhub.history.errors import SessionNotFound
-from historyhub.history.models import ClientAction, ClientActionStatus, Session
+from historyhub.history.models import ClientAction, ClientActionStatus, Session, owned_by
 from historyhub.history.timeline import TimelineWriter
+from historyhub.history.undo import Undo
 
 # What a write may change on the session row.
 STATE_FIELDS = [
@@ -35,45 +36,60 @@ STATE_FIELDS = [
     "last_message",
     "version",
     "run_status",
+    "run_status_version",
     "updated_at",
 ]
 
 
 @contextmanager
-def writing(session_id, *, create_as=None, missing_ok=False, by_key=None):
-    """Lock the session and yield a ``Write``; ``create_as`` names the agent of a session created here.
+def writing(session_id, *, create_as=None, create=None, missing_ok=False, by_key=None):
+    """Lock the session and yield a ``Write``.
 
-    With ``missing_ok``, an unknown session yields None and nothing happens. ``by_key`` is the API key
-    making the change, if one is: the client actions it opens remember it (it may never decide them).
+    A session that does not exist yet is created first when ``create_as`` names its agent, or as ``create``
+    (an unsaved Session) says; ``Write.created`` tells whether this write made it. With ``missing_ok``, an
+    unknown session yields None and nothing happens. ``by_key`` is the API key making the change, if one
+    is: the client actions it opens remember it (it may never decide them).
     """
+    if create is None and create_as is not None:
+        create = Session(id=session_id, agent=create_as)
     with transaction.atomic():
-        session = _lock(session_id, create_as)
+        session, created = _lock(session_id, create)
         if session is None:
             if not missing_ok:
                 raise SessionNotFound(session_id)
             yield None
             return
-        write = Write(session, by_key)
+        write = Write(session, by_key, created)
         yield write
         write.finish()
 
 
-def _lock(session_id, create_as):
+def _lock(session_id, create):
     session = bulk.select_for_update(Session, session_id)
-    if session is None and create_as is not None:
-        # Concurrent creators both succeed: the second insert is ignored, then both queue on the lock.
-        Session.objects.bulk_create([Session(id=session_id, agent=create_as)], ignore_conflicts=True)
-        session = bulk.select_for_update(Session, session_id)
-    return session
+    if session is not None or create is None:
+        return session, False
+    # Concurrent creators both get here: one insert wins, the other is refused, then both queue on the lock.
+    try:
+        with transaction.atomic():
+            create.save(force_insert=True)
+        created = True
+    except IntegrityError:
+        created = False
+    return bulk.select_for_update(Session, session_id), created
 
 
 class Write:
     """A change in progress to one locked session."""
 
-    def __init__(self, session, by_key=None):
+    def __init__(self, session, by_key=None, created=False):
         self.session = session
+        # Kept: a deleted session's row has no primary key any more, and what is announced still names it.
+        self.session_key = session.pk
         self.by_key = by_key
+        self.created = created
         self.now = timezone.now()
+        # The undo record of the log item being projected, if one is: every change below is recorded in it.
+        self.undo = None
         session.version += 1
         self.timeline = TimelineWriter(session, session.version)
         self._actions_changed = False
@@ -81,22 +97,55 @@ class Write:
         self._all_calls_changed = False
         self._run_status_changed = False
         self._discarded = False
+        self._deleted = False
         self._also_saved = []
 
     # Changes the projections and client actions make --------------------------------------
 
-    def change_entry(self, entry, changes, remove=(), undo=None):
-        if undo is not None:
-            undo.entry_changing(entry)
+    @contextmanager
+    def recording(self, position):
+        """Record every change made inside the block as the undo of the log item at ``position``; yields the
+        ``Undo``, which the item stores. A change made while projecting an item cannot forget its reversal."""
+        self.undo = Undo(position=position)
+        try:
+            yield self.undo
+        finally:
+            self.undo = None
+
+    def change_entry(self, entry, changes, remove=()):
+        if self.undo is not None:
+            self.undo.entry_changing(entry)
         self.timeline.change(entry, changes, remove)
 
-    def set_run_status(self, value, undo=None):
-        if self.session.run_status == value:
+    def set_run_status(self, value):
+        session = self.session
+        if session.run_status == value:
             return
-        if undo is not None:
-            undo.run_status_changing(self.session.run_status)
-        self.session.run_status = value
+        if self.undo is not None:
+            self.undo.run_status_changing(session.run_status, session.run_status_version, session.version)
+        session.run_status, session.run_status_version = value, session.version
         self._run_status_changed = True
+
+    def restore_run_status(self, value, version):
+        """The run status as it was before a log item that is being taken back, set by the write that set it."""
+        if (self.session.run_status, self.session.run_status_version) == (value, version):
+            return
+        self.session.run_status, self.session.run_status_version = value, version
+        self._run_status_changed = True
+
+    def set_last_message(self, preview):
+        if self.undo is not None:
+            self.undo.last_message_changing(self.session.last_message)
+        self.session.last_message = preview
+
+    def change_action(self, action, **fields):
+        """Change a client action's fields and save them."""
+        if self.undo is not None:
+            self.undo.action_changing(action)
+        for name, value in fields.items():
+            setattr(action, name, value)
+        action.save(update_fields=list(fields))
+        self.action_changed(action.call_id)
 
     def client_actions_changed(self):
         """What waits for a person may have changed: the waiting count is counted again, and the inbox hears it."""
@@ -120,6 +169,14 @@ class Write:
         """Nothing changed after all (a repeat of what is already so): finish writes nothing."""
         self._discarded = True
 
+    def delete_session(self):
+        """The session goes, with everything it owns (``owned_by``): waiters and pages hear it."""
+        for rows in owned_by(self.session):
+            rows.delete()
+        self.session.delete()
+        self._deleted = True
+        self.every_action_changed()
+
     def take_position(self):
         """A position for an entry that no log item placed (a client action or child opened through the API)."""
         self.session.next_position += 1
@@ -129,6 +186,9 @@ class Write:
 
     def finish(self):
         if self._discarded:
+            return
+        if self._deleted:
+            live.announce(self.change())
             return
         session = self.session
         self.timeline.flush()
@@ -144,7 +204,7 @@ class Write:
     def change(self):
         """What this write announces: the session, the client actions it changed, whether the inbox did."""
         return live.Change(
-            session=self.session.pk,
+            session=self.session_key,
             actions=frozenset(self._changed_calls),
             all_actions=self._all_calls_changed,
             inbox=self._actions_changed,

@@ -50,3 +50,19 @@ def test_sessions_and_messages_stored_before_the_search_indexes_are_found_after_
     assert [session.id for session in sessions.search(q="ocelot")] == ["early-2"]
     sessions.delete("early-2")
     assert not sessions.search(q="ocelot").exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_sessions_stay_searchable_across_every_later_migration_both_ways():
+    """SQLite rebuilds history_session for some column changes, and a rebuilt table has lost its triggers."""
+    migrate(SEARCH)
+    migrate_to_the_latest()
+    sessions.ensure(agent="supportAgent", session_id="after", metadata={"customer": "ocelot"})
+    migrate(SEARCH)
+    Session = migrate(SEARCH).get_model("history", "Session")
+    Session.objects.create(id="between", agent="oldAgent", metadata_text="ocelot too")
+    migrate_to_the_latest()
+
+    sessions.ensure(agent="supportAgent", session_id="latest", metadata={"customer": "ocelot"})
+
+    assert sorted(session.id for session in sessions.search(q="ocelot")) == ["after", "between", "latest"]
