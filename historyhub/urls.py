@@ -3,7 +3,7 @@ from django.urls import include, path
 
 from historyhub.api import api
 
-# /healthz is answered by historyhub.middleware.HealthCheckMiddleware.
+# /healthz and /healthz/details are answered before Django, by historyhub.serving.health.
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),

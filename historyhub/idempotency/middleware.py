@@ -6,8 +6,9 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.db import transaction
 
 from historyhub.apikeys.auth import BearerApiKey
+from historyhub.faults import error_response
 from historyhub.idempotency import records
-from historyhub.middleware import ChainMiddleware, error_response
+from historyhub.middleware import ChainMiddleware
 
 API_PREFIX = "/api/v1/"
 HEADER = "Idempotency-Key"
