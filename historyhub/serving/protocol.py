@@ -54,20 +54,21 @@ class HttpProtocol(HttpToolsProtocol):
             if self.discarded > LINGER_BYTES:
                 self.transport.close()
             return
-        if not self.reading_head:
-            super().data_received(data)
-            return
-        room = self.head_limit - self.head_bytes
-        head, rest = data[:room], data[room:]
-        self.head_bytes += len(head)
-        self.request_line_read = self.request_line_read or b"\n" in head
-        if head:
-            super().data_received(head)
-        if rest and not self.refused and not self.transport.is_closing():
-            if self.reading_head:
+        # The parser gets at most what is left of the head's allowance at a time. A head that begins in
+        # the piece where the message before it ends (pipelined requests) counts from the next piece:
+        # it may pass the limit by one read from the socket (256 KiB at most) before it is refused.
+        while data and not self.refused and not self.transport.is_closing():
+            if not self.reading_head:
+                super().data_received(data)
+                return
+            room = self.head_limit - self.head_bytes
+            if room <= 0:
                 self._refuse_head()
-            else:  # the head ended within the limit: the rest is its body, or the next request
-                self.data_received(rest)
+                return
+            head, data = data[:room], data[room:]
+            self.head_bytes += len(head)
+            self.request_line_read = self.request_line_read or b"\n" in head
+            super().data_received(head)
 
     def on_headers_complete(self):
         self.reading_head = False

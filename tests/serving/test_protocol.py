@@ -53,6 +53,17 @@ def test_headers_over_64_kib_in_all_are_answered_431_in_json_and_the_connection_
             assert connection.closed_by_server(5)
 
 
+def test_pipelined_requests_that_add_up_past_the_limit_are_each_answered(server):
+    request = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    count = 2 * 65536 // len(request)
+    with RawConnection(server.url) as connection:
+        connection.send(request * (count - 1) + request.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n"))
+
+        received = connection.everything(timeout=30)
+
+    assert received.count(b"HTTP/1.1 200 OK\r\n") == count
+
+
 def test_endless_headers_are_cut_off_early_while_health_checks_answer(server):
     stop = threading.Event()
 

@@ -57,6 +57,14 @@ class RawConnection:
         response.begin()
         return Answer(response.status, response.headers, response.read())
 
+    def everything(self, timeout=None):
+        """All the server sends until it closes the connection."""
+        self.socket.settimeout(timeout or self.timeout)
+        received = b""
+        while chunk := self.socket.recv(65536):
+            received += chunk
+        return received
+
     def closed_by_server(self, timeout):
         """Whether the server closes the connection within ``timeout`` seconds; what it sends first is dropped."""
         self.socket.settimeout(timeout)
