@@ -64,7 +64,7 @@ def main():
         extra = {
             "SCHEMATHESIS_HOOKS": "bench.schemathesis_hooks",
             "PYTHONPATH": str(ROOT),
-            "HISTORYHUB_API_KEY": run.key,
+            "HISTORYHUB_API_KEY": run.keys.agent,
         }
         result = subprocess.run(command, cwd=ROOT, env={**os.environ, **extra})
         run.server.stop()

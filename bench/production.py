@@ -21,6 +21,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
@@ -131,11 +132,19 @@ def manage(environment, *arguments):
     return result.stdout
 
 
+class Keys(NamedTuple):
+    agent: str  # writes, opens client actions
+    people: str  # decides them: the key that opened an action may not
+
+
 def prepare(environment):
-    """Migrate, collect static files and make a write API key; returns the key."""
+    """Migrate, collect static files and make the agents' and the deciders' API keys."""
     manage(environment, "migrate", "--noinput", "--verbosity", "0")
     manage(environment, "collectstatic", "--noinput", "--verbosity", "0")
-    return manage(environment, "createapikey", "stress", "--scope", "write").strip()
+    return Keys(
+        agent=manage(environment, "createapikey", "stress", "--scope", "write").strip(),
+        people=manage(environment, "createapikey", "stress people", "--scope", "decide").strip(),
+    )
 
 
 class ProductionServer:
@@ -195,13 +204,13 @@ class ProductionServer:
 
 
 class Run:
-    """A throwaway cluster, bin/start on it, a write API key, and a folder for logs."""
+    """A throwaway cluster, bin/start on it, its API keys, and a folder for logs."""
 
     def __init__(self, prefix):
         self.cluster = ThrowawayPostgres()
         self.folder = Path(tempfile.mkdtemp(prefix=prefix))
         self.server = None
-        self.key = None
+        self.keys = None
         self.keep = False
 
 
@@ -217,7 +226,7 @@ def production_run(prefix, workers, **extra):
     try:
         run.cluster.create()
         environment = production_environment(run.folder, run.cluster.url(), **extra)
-        run.key = prepare(environment)
+        run.keys = prepare(environment)
         run.server = ProductionServer(environment, run.folder / "server.log", workers=workers).start()
         yield run
     except BaseException:

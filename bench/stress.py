@@ -95,18 +95,18 @@ def restart_postgres(cluster, down, faults):
     faults["restart"] = {"began": began, "up": up, "window_end": up + RESTART_GRACE}
 
 
-def run(options, folder, cluster, server, key):
+def run(options, folder, cluster, server, keys):
     context = multiprocessing.get_context("spawn")
     give_up = 60
     processes = [
         context.Process(
             target=stress_client.run_client,
-            args=(n, server.base, key, options.seconds, give_up, options.seed, folder / f"client-{n}.json"),
+            args=(n, server.base, keys, options.seconds, give_up, options.seed, folder / f"client-{n}.json"),
         )
         for n in range(options.clients)
     ]
-    probe = Probe(server.base, key)
-    attack = stress_attack.Attack(server.base, key)
+    probe = Probe(server.base, keys.agent)
+    attack = stress_attack.Attack(server.base, keys.agent)
     start = time.monotonic()
     for process in processes:
         process.start()
@@ -209,7 +209,7 @@ def main():
             f"{stress.cluster.port}; running {options.seconds:g} s",
             flush=True,
         )
-        records, attack, faults = run(options, stress.folder, stress.cluster, stress.server, stress.key)
+        records, attack, faults = run(options, stress.folder, stress.cluster, stress.server, stress.keys)
         stress.server.stop()
         checks = check(records, attack, faults, stress.cluster.url(), stress.folder)
         text, passed = summary(options, records, attack, faults, checks, stress.cluster)

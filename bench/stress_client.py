@@ -92,11 +92,13 @@ class Http:
 
 
 class Client:
-    def __init__(self, number, base, key, seconds, give_up_after, seed):
+    def __init__(self, number, base, keys, seconds, give_up_after, seed):
         self.number = number
         self.rng = random.Random(seed * 1000 + number)
         self.journal = []
-        self.http = Http(base, key, self.journal)
+        self.http = Http(base, keys.agent, self.journal)
+        # Decisions come from the people's key: the agent's own key may not decide what it opened.
+        self.people = Http(base, keys.people, self.journal)
         self.end = time.monotonic() + seconds
         self.give_up_at = self.end + give_up_after
         self.private = f"stress-p{number}"
@@ -157,10 +159,13 @@ class Client:
                     made.append({"id": output, "type": "function_call_output", "call_id": call, "output": "found"})
         return made
 
-    def answered(self, op, method, path, body=None, headers=None):
-        """Send until a decisive answer: a 5xx, a lost connection or request_in_progress is sent again."""
+    def answered(self, op, method, path, body=None, headers=None, http=None):
+        """Send until a decisive answer: a 5xx, a lost connection or request_in_progress is sent again.
+
+        ``http`` is whose key sends it: the agent's unless another is given.
+        """
         while True:
-            answer = self.http.call(op, method, path, body, headers)
+            answer = (http or self.http).call(op, method, path, body, headers)
             if answer.status is not None and answer.status not in RETRIED and answer.code != "request_in_progress":
                 return answer
             if time.monotonic() > self.give_up_at:
@@ -169,12 +174,12 @@ class Client:
                 return None
             time.sleep(RETRY_PAUSE)
 
-    def raced(self, count, op, method, path, bodies, headers):
+    def raced(self, count, op, method, path, bodies, headers, http=None):
         """The same request (or one per body) sent ``count`` times at once; their answers, in order."""
         answers = [None] * count
 
         def send(index):
-            answers[index] = self.answered(op, method, path, bodies[index], headers)
+            answers[index] = self.answered(op, method, path, bodies[index], headers, http)
 
         threads = [threading.Thread(target=send, args=(index,)) for index in range(count)]
         for thread in threads:
@@ -183,10 +188,10 @@ class Client:
             thread.join()
         return answers
 
-    def keyed(self, op, method, path, body, race):
+    def keyed(self, op, method, path, body, race, http=None):
         """A write with an Idempotency-Key, sent once or twice at once; every answer must be the same."""
         key = f"k-{self.number}-{self.next_serial()}"
-        answers = self.raced(2 if race else 1, op, method, path, [body, body], {"Idempotency-Key": key})
+        answers = self.raced(2 if race else 1, op, method, path, [body, body], {"Idempotency-Key": key}, http)
         seen = self.record["keys"].setdefault(key, [])
         for answer in answers:
             if answer is not None:
@@ -333,7 +338,7 @@ class Client:
         call = self.rng.choice(sorted(self.waiting))
         body = {"decision": self.rng.choice(["approve", "reject"])}
         path = self.path(self.private, f"/client-actions/{call}/decision")
-        answer = self.keyed("decide", "POST", path, body, race=self.rng.random() < 0.3)
+        answer = self.keyed("decide", "POST", path, body, race=self.rng.random() < 0.3, http=self.people)
         if answer is None:
             self.model_exact = False
         elif answer.status == 200:
@@ -408,8 +413,8 @@ class Client:
         return self.record
 
 
-def run_client(number, base, key, seconds, give_up_after, seed, output):
+def run_client(number, base, keys, seconds, give_up_after, seed, output):
     """The entry point of a client process: run, then write the record to ``output``."""
-    record = Client(number, base, key, seconds, give_up_after, seed).run()
+    record = Client(number, base, keys, seconds, give_up_after, seed).run()
     with open(output, "w") as file:
         json.dump(record, file)

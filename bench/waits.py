@@ -172,9 +172,13 @@ async def run(database, options, data_dir):
     port = 20000 + secrets.randbelow(20000)
     env.update(BIND=f"127.0.0.1:{port}", WEB_CONCURRENCY="2")
     subprocess.run([PYTHON, "manage.py", "migrate", "--noinput"], cwd=ROOT, env=env, check=True, capture_output=True)
-    key = subprocess.run(
-        [PYTHON, "manage.py", "createapikey", "bench"], cwd=ROOT, env=env, check=True, capture_output=True, text=True
-    ).stdout.strip()
+
+    def issue(name, scope):
+        command = [PYTHON, "manage.py", "createapikey", name, "--scope", scope]
+        return subprocess.run(command, cwd=ROOT, env=env, check=True, capture_output=True, text=True).stdout.strip()
+
+    # The agents' key opens the actions; the people's key decides them (the opener may not).
+    key, people_key = issue("bench", "write"), issue("bench people", "decide")
     log = open(data_dir / "server.log", "w")  # noqa: SIM115 - closed with the server
     server = subprocess.Popen([str(ROOT / "bin" / "start")], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
@@ -183,7 +187,7 @@ async def run(database, options, data_dir):
             if server.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit(f"bin/start did not come up: {(data_dir / 'server.log').read_text()[-2000:]}")
             await asyncio.sleep(0.2)
-        return await measure(database, options, url, port, key, server.pid)
+        return await measure(database, options, url, port, key, people_key, server.pid)
     finally:
         server.terminate()
         server.wait(timeout=60)
@@ -230,7 +234,7 @@ async def unrelated_requests(port, key, count):
     return reads, health
 
 
-async def measure(database, options, url, port, key, master):
+async def measure(database, options, url, port, key, people_key, master):
     await seed(port, key, options.waits)
     row = {"database": database, "waits": options.waits}
     # Warm both workers up (imports, pools), then measure them alone.
@@ -261,7 +265,7 @@ async def measure(database, options, url, port, key, master):
 
     row["reads"], row["health"] = await unrelated_requests(port, key, options.reads)
 
-    decider = Http(port, key)
+    decider = Http(port, people_key)
     latencies, decisions = [], []
     for number in range(options.decide):
         started = time.monotonic()

@@ -13,6 +13,7 @@ from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_asy
 from django.conf import settings
 from django.core.signals import got_request_exception
 from django.dispatch import receiver
+from django.utils.cache import patch_cache_control
 from whitenoise.middleware import WhiteNoiseMiddleware
 
 from historyhub import faults, streaming
@@ -119,6 +120,15 @@ class ApiBodyLimitMiddleware(PlainMiddleware):
             if length > settings.HISTORYHUB_MAX_BODY_BYTES:
                 return faults.payload_too_large()
         return None
+
+
+class NoStoreMiddleware(PlainMiddleware):
+    """Nothing but static files may be kept by a browser or a proxy: pages show conversations and API
+    answers carry them, so a shared computer's cache or a proxy must not keep a copy (``no-store``)."""
+
+    def after(self, request, response):
+        patch_cache_control(response, no_store=True, private=True)
+        return response
 
 
 class ContentSecurityPolicyMiddleware(PlainMiddleware):

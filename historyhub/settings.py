@@ -76,12 +76,14 @@ INSTALLED_APPS = [
     "historyhub.idempotency",
     "axes",
     "historyhub.runs",
+    "historyhub.approvals",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "historyhub.middleware.ContentSecurityPolicyMiddleware",
     "historyhub.middleware.StaticFilesMiddleware",
+    "historyhub.middleware.NoStoreMiddleware",
     "historyhub.middleware.FaultMiddleware",
     "historyhub.middleware.ApiBodyLimitMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -189,7 +191,9 @@ LOGOUT_REDIRECT_URL = "/accounts/login/"
 
 # Login throttling (django-axes, docs/operations.md): after LOGIN_FAILURE_LIMIT
 # wrong passwords for one username from one address, that pair is locked out
-# for LOGIN_COOLOFF_MINUTES; a successful login starts the count again.
+# for LOGIN_COOLOFF_MINUTES after the last of them, and after LOGIN_ADDRESS_FAILURE_LIMIT
+# from one address for any usernames, that address is; a successful login starts
+# the pair's count again. No username is locked from every address.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
@@ -197,6 +201,10 @@ AUTHENTICATION_BACKENDS = [
 AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+LOGIN_ADDRESS_FAILURE_LIMIT = envint("LOGIN_ADDRESS_FAILURE_LIMIT", 20, minimum=1)
+AXES_HANDLER = "historyhub.dashboard.login_throttling.Handler"
+# An attempt during a lockout does not start the wait again: the person can plan on it ending.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "historyhub.dashboard.login_throttling.locked_out"
 AXES_CLIENT_IP_CALLABLE = "historyhub.dashboard.login_throttling.client_address"
@@ -256,6 +264,8 @@ HISTORYHUB_MAX_BODY_BYTES = envint("HISTORYHUB_MAX_BODY_BYTES", 10 * 1024 * 1024
 HISTORYHUB_MAX_HEADER_BYTES = envint("HISTORYHUB_MAX_HEADER_BYTES", 64 * 1024, minimum=1024)
 HISTORYHUB_MAX_ITEMS_PER_REQUEST = envint("HISTORYHUB_MAX_ITEMS_PER_REQUEST", 1000)
 HISTORYHUB_MAX_ITEM_BYTES = envint("HISTORYHUB_MAX_ITEM_BYTES", 1024 * 1024)
+# A client action's arguments, description, comment, response and response schema, each, serialised.
+HISTORYHUB_MAX_ACTION_FIELD_BYTES = envint("HISTORYHUB_MAX_ACTION_FIELD_BYTES", 1024 * 1024)
 # How deep a JSON value may nest; deeper ones are refused when they come in (historyhub.history.jsonvalues).
 HISTORYHUB_MAX_JSON_DEPTH = envint("HISTORYHUB_MAX_JSON_DEPTH", 100)
 # Idempotency-Key records are kept at least this long, then pruned (docs/idempotency.md).

@@ -1,12 +1,23 @@
 from django.contrib import admin
+from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from historyhub.api import api
 
 # /healthz and /healthz/details are answered before Django, by historyhub.serving.health.
+# Of Django's account views only logging in and out, and changing one's own password once logged in: there is no
+# self-service password reset (it would mail reset links from an unthrottled form); an operator resets a
+# password in the admin or with `manage.py changepassword` (docs/operations.md, "People and passwords").
+accounts = [
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password_change/", auth_views.PasswordChangeView.as_view(), name="password_change"),
+    path("password_change/done/", auth_views.PasswordChangeDoneView.as_view(), name="password_change_done"),
+]
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", api.urls),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("accounts/", include(accounts)),
     path("", include("historyhub.dashboard.urls")),
 ]

@@ -1,5 +1,5 @@
-"""The fixtures every test may ask for: people who may or may not approve, API keys of both
-scopes, clients that speak to the real URLs, and a live server."""
+"""The fixtures every test may ask for: people who may or may not approve, API keys of each
+scope, clients that speak to the real URLs, and a live server."""
 
 from pathlib import Path
 
@@ -52,6 +52,12 @@ def read_key(db):
 
 
 @pytest.fixture
+def decide_key(db):
+    """A client application's key: it reads and decides, and opens nothing."""
+    return ApiKey.issue("tests (decide)", "decide")[1]
+
+
+@pytest.fixture
 def api(write_key):
     return ApiClient(write_key)
 
@@ -59,6 +65,11 @@ def api(write_key):
 @pytest.fixture
 def read_api(read_key):
     return ApiClient(read_key)
+
+
+@pytest.fixture
+def decide_api(decide_key):
+    return ApiClient(decide_key)
 
 
 @pytest.fixture

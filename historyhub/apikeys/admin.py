@@ -1,16 +1,40 @@
 """API keys in the admin: a new key is shown once, only its hash is kept, and keys are revoked, not edited."""
 
+from django import forms
 from django.contrib import admin, messages
 from django.template.response import TemplateResponse
 from django.utils.cache import add_never_cache_headers
 
-from historyhub.apikeys.models import ApiKey
+from historyhub.apikeys.models import ApiKey, Scope, parse_scopes
+
+
+class ApiKeyForm(forms.ModelForm):
+    scopes = forms.MultipleChoiceField(
+        choices=Scope.choices,
+        widget=forms.CheckboxSelectMultiple,
+        initial=[Scope.WRITE],
+        help_text="Agents need write. A client application or bot that decides client actions needs decide; "
+        "the key that opened an action can never decide it.",
+    )
+
+    class Meta:
+        model = ApiKey
+        fields = ("name", "scopes")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.initial["scopes"] = self.instance.scope_list
+
+    def clean_scopes(self):
+        return ",".join(parse_scopes(",".join(self.cleaned_data["scopes"])))
 
 
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
-    list_display = ("name", "prefix", "scope", "created_at", "last_used_at", "revoked_at")
-    list_filter = ("scope", ("revoked_at", admin.EmptyFieldListFilter))
+    form = ApiKeyForm
+    list_display = ("name", "prefix", "scopes", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("scopes", ("revoked_at", admin.EmptyFieldListFilter))
     search_fields = ("name", "=prefix")
     ordering = ("-created_at",)
     actions = ("revoke",)
@@ -18,14 +42,14 @@ class ApiKeyAdmin(admin.ModelAdmin):
 
     def get_fields(self, request, obj=None):
         if obj is None:
-            return ("name", "scope")
-        return ("name", "scope", "prefix", "created_at", "last_used_at", "revoked_at")
+            return ("name", "scopes")
+        return ("name", "scopes", "prefix", "created_at", "last_used_at", "revoked_at")
 
     def save_model(self, request, obj, form, change):
         if change:
             super().save_model(request, obj, form, change)
             return
-        issued, key = ApiKey.issue(obj.name, obj.scope)
+        issued, key = ApiKey.issue(obj.name, obj.scopes)
         # The admin goes on with the object it built (its log entry, its redirect): make it the issued key.
         for field in ApiKey._meta.concrete_fields:
             setattr(obj, field.attname, getattr(issued, field.attname))

@@ -1,13 +1,18 @@
-"""The API's bearer authentication: any active key may read, only write keys may write."""
+"""The API's bearer authentication and the scope each call needs (docs/api.md, "Keys and scopes").
+
+Every key reads. A call that changes something needs the ``write`` scope unless
+its route asks for another one (deciding a client action asks for ``decide``,
+managing the project for ``admin``).
+"""
 
 from ninja.errors import AuthorizationError
 from ninja.security import HttpBearer
 
-from historyhub.apikeys.models import ApiKey
+from historyhub.apikeys.models import ApiKey, Scope
 
 
 class BearerApiKey(HttpBearer):
-    """The request's active API key, or None, whatever its scope; looked up once per request.
+    """The request's active API key, or None, whatever its scopes; looked up once per request.
 
     The idempotency middleware needs the key before ninja authenticates; both
     read the same answer.
@@ -21,14 +26,24 @@ class BearerApiKey(HttpBearer):
 
 
 class ApiKeyAuth(BearerApiKey):
+    """A key with ``scope``; without one given, ``read`` for a GET and ``write`` for anything else."""
+
+    def __init__(self, scope=None):
+        super().__init__()
+        self.scope = scope
+
     def authenticate(self, request, token):
         api_key = super().authenticate(request, token)
-        # Every read of the API is a GET; anything else changes something.
-        if api_key is not None and request.method != "GET" and not api_key.can_write:
-            raise AuthorizationError(message="This API key may only read; writing needs a key with the write scope.")
+        if api_key is None:
+            return None
+        needed = self.scope or (Scope.READ if request.method == "GET" else Scope.WRITE)
+        if not api_key.allows(needed):
+            raise AuthorizationError(
+                message=f"This call needs an API key with the {needed} scope; this key has {api_key.scopes}."
+            )
         return api_key
 
 
 def resolved_by(request):
-    """How a decision or result made with this request's key is recorded."""
+    """How a result or claim made with this request's key is recorded."""
     return f"api key: {request.auth.name}"

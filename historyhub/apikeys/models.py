@@ -1,4 +1,4 @@
-"""API keys: random, shown once, stored as a SHA-256 hash, with a scope."""
+"""API keys: random, shown once, stored as a SHA-256 hash, with their scopes (docs/api.md, "Keys and scopes")."""
 
 import hashlib
 import secrets
@@ -15,7 +15,29 @@ def hash_key(key):
 
 class Scope(models.TextChoices):
     READ = "read", "read (GET only)"
-    WRITE = "write", "write (everything)"
+    WRITE = "write", "write (everything agents do, except deciding)"
+    DECIDE = "decide", "decide (read, and decide client actions)"
+    ADMIN = "admin", "admin (all of that, and manage the project)"
+
+
+# What each scope lets a key do, itself included: every key reads, and an admin key does everything.
+GRANTS = {
+    Scope.READ: {Scope.READ},
+    Scope.WRITE: {Scope.READ, Scope.WRITE},
+    Scope.DECIDE: {Scope.READ, Scope.DECIDE},
+    Scope.ADMIN: set(Scope),
+}
+
+
+def parse_scopes(text):
+    """Scopes from a comma-separated list ("write,decide"), in Scope order; ValueError names an unknown one."""
+    names = {part.strip() for part in text.split(",") if part.strip()}
+    unknown = names - set(Scope.values)
+    if unknown:
+        raise ValueError(f"Unknown scope {sorted(unknown)[0]!r}; scopes are {', '.join(Scope.values)}.")
+    if not names:
+        raise ValueError(f"Name at least one scope of {', '.join(Scope.values)}.")
+    return [scope for scope in Scope if scope in names]
 
 
 class ApiKeyQuerySet(models.QuerySet):
@@ -25,7 +47,9 @@ class ApiKeyQuerySet(models.QuerySet):
 
 class ApiKey(models.Model):
     name = models.CharField(max_length=200)
-    scope = models.CharField(max_length=8, choices=Scope.choices, default=Scope.WRITE)
+    scopes = models.CharField(
+        max_length=64, default=Scope.WRITE, help_text="Comma-separated: read, write, decide, admin."
+    )
     prefix = models.CharField(
         max_length=16, editable=False, help_text="The key's first characters, to tell keys apart."
     )
@@ -43,10 +67,12 @@ class ApiKey(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
     @classmethod
-    def issue(cls, name, scope=Scope.WRITE):
+    def issue(cls, name, scopes=(Scope.WRITE,)):
         """Create a key; returns (api_key, the key in clear, which is never stored)."""
+        if isinstance(scopes, str):
+            scopes = parse_scopes(scopes)
         key = KEY_PREFIX + secrets.token_urlsafe(32)
-        api_key = cls.objects.create(name=name, scope=scope, prefix=key[:10], key_hash=hash_key(key))
+        api_key = cls.objects.create(name=name, scopes=",".join(scopes), prefix=key[:10], key_hash=hash_key(key))
         return api_key, key
 
     @classmethod
@@ -61,13 +87,17 @@ class ApiKey(models.Model):
         return api_key
 
     @property
+    def scope_list(self):
+        return parse_scopes(self.scopes)
+
+    def allows(self, scope):
+        """Whether one of the key's scopes grants ``scope``."""
+        return any(scope in GRANTS[own] for own in self.scope_list)
+
+    @property
     def is_revoked(self):
         return self.revoked_at is not None
 
     def revoke(self):
         self.revoked_at = timezone.now()
         self.save(update_fields=["revoked_at"])
-
-    @property
-    def can_write(self):
-        return self.scope == Scope.WRITE

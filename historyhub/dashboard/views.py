@@ -23,6 +23,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
+from historyhub.approvals.deciders import Decider
 from historyhub.dashboard import stream, timeline
 from historyhub.dashboard.forms import (
     CursorQuery,
@@ -171,7 +172,7 @@ def decide_entry(request, session_id, entry_id):
                 decision=form.cleaned_data["decision"],
                 comment=form.cleaned_data["comment"],
                 arguments=form.cleaned_data["arguments"],
-                resolved_by=request.user.get_username(),
+                decider=Decider.person(request.user),
             )
         except DomainError as error:
             form.add_error(None, error.message)
@@ -250,7 +251,7 @@ def decide_selected(request):
                         call_id,
                         decision=decision,
                         comment=form.cleaned_data["comment"],
-                        resolved_by=request.user.get_username(),
+                        decider=Decider.person(request.user),
                     )
         except DomainError as error:
             status = error.status

@@ -12,6 +12,7 @@ from django.db.models import Case, IntegerField, Value, When
 from django.urls import reverse
 from django.utils.html import format_html
 
+from historyhub.approvals.deciders import Decider
 from historyhub.history import client_actions, jsonvalues, sessions, validation
 from historyhub.history.errors import DomainError, InvalidInput
 from historyhub.history.models import ClientAction, ClientActionStatus, Item, Operation, Session, TimelineEntry
@@ -276,7 +277,7 @@ class ClientActionAdmin(ReadOnlyAdmin):
         decided = 0
         for session_id, call_id in queryset.values_list("session_id", "call_id"):
             try:
-                client_actions.decide(session_id, call_id, decision=decision, resolved_by=request.user.get_username())
+                client_actions.decide(session_id, call_id, decision=decision, decider=Decider.person(request.user))
                 decided += 1
             except DomainError as error:
                 self.message_user(request, error.message, messages.ERROR)

@@ -13,7 +13,9 @@ from ninja import Path, Query, Router, Status
 from pydantic.alias_generators import to_snake
 
 from historyhub import live, streaming
-from historyhub.apikeys.auth import resolved_by
+from historyhub.apikeys.auth import ApiKeyAuth, resolved_by
+from historyhub.apikeys.models import Scope
+from historyhub.approvals.deciders import Decider
 from historyhub.history import (
     chat_format,
     client_actions,
@@ -194,13 +196,16 @@ def _json_items(texts):
 @router.post("/sessions/{sessionId}/items", response={200: Appended, **errors(403, 413)})
 def append_items(request, session_id: SessionId, body: ItemsAppend):
     """Append every item; with skipExistingIds, those whose id the logical history does not hold yet."""
-    return ok(item_log.append(session_id, body.items, agent=body.agent, skip_existing_ids=body.skipExistingIds))
+    appended = item_log.append(
+        session_id, body.items, agent=body.agent, skip_existing_ids=body.skipExistingIds, by_key=request.auth
+    )
+    return ok(appended)
 
 
 @router.put("/sessions/{sessionId}/items", response={200: ItemCount, **errors(403, 413)})
 def replace_items(request, session_id: SessionId, body: ItemsReplace):
     """The logical history becomes exactly these items, atomically."""
-    return {"itemCount": item_log.replace(session_id, body.items, agent=body.agent)}
+    return {"itemCount": item_log.replace(session_id, body.items, agent=body.agent, by_key=request.auth)}
 
 
 @router.delete("/sessions/{sessionId}/items", response={204: None, **errors(403)})
@@ -219,13 +224,13 @@ def pop_item(request, session_id: SessionId):
 @router.post("/sessions/{sessionId}/compaction", response={200: Compacted, **errors(403, 413)})
 def compact_items(request, session_id: SessionId, body: CompactionIn):
     """Archive the logical history and continue from these items."""
-    return ok(item_log.compact(session_id, body.items))
+    return ok(item_log.compact(session_id, body.items, by_key=request.auth))
 
 
 @router.post("/sessions/{sessionId}/transactions", response={200: TransactionOut, **errors(403, 409, 413)})
 def apply_transaction(request, session_id: SessionId, body: TransactionIn):
     """Apply an operation once; a repeat with an equal transaction is not applied again."""
-    applied = transactions.apply(session_id, body.operationId, body.transaction.model_dump())
+    applied = transactions.apply(session_id, body.operationId, body.transaction.model_dump(), by_key=request.auth)
     return {"applied": applied}
 
 
@@ -262,7 +267,7 @@ def get_messages(request, session_id: SessionId):
 @router.put("/sessions/{sessionId}/messages", response={200: ItemCount, **errors(403, 413)})
 def replace_messages(request, session_id: SessionId, body: MessagesIn):
     """Replace the logical history with chat messages, all or nothing."""
-    return {"itemCount": chat_format.import_messages(session_id, body.messages, agent=body.agent)}
+    return {"itemCount": chat_format.import_messages(session_id, body.messages, agent=body.agent, by_key=request.auth)}
 
 
 # Client actions ------------------------------------------------------------------
@@ -281,6 +286,7 @@ def open_client_action(request, session_id: SessionId, body: ClientActionIn):
         arguments=body.arguments,
         description=body.description,
         expires_at=body.expiresAt,
+        by_key=request.auth,
     )
     return Status(201 if created else 200, action)
 
@@ -322,16 +328,18 @@ async def get_client_action_ending_in_result(
 @router.post(
     "/sessions/{sessionId}/client-actions/{anyid:callId}/decision",
     response={200: ClientActionOut, **errors(403, 404, 409, 413)},
+    auth=ApiKeyAuth(Scope.DECIDE),
 )
 def decide_client_action(request, session_id: SessionId, call_id: CallId, body: DecisionIn):
-    """Approve (optionally with edited arguments) or reject the action."""
+    """Approve (optionally with edited arguments) or reject the action: a key with the decide scope that did
+    not open it."""
     action, _ = client_actions.decide(
         session_id,
         call_id,
         decision=body.decision,
         comment=body.comment,
         arguments=body.arguments,
-        resolved_by=resolved_by(request),
+        decider=Decider.key(request.auth),
     )
     return action
 

@@ -41,9 +41,9 @@ def validate(messages):
     return messages[1:] if messages and messages[0].get("role") == "system" else messages
 
 
-def import_messages(session_id, messages, agent=None):
+def import_messages(session_id, messages, agent=None, by_key=None):
     """Replace the logical history with chat messages; all or nothing."""
-    return item_log.replace(session_id, validate(messages), agent)
+    return item_log.replace(session_id, validate(messages), agent, by_key=by_key)
 
 
 def export(session_id):

@@ -19,6 +19,7 @@ from typing import NamedTuple
 from django.db.models import Q
 from django.utils import timezone
 
+from historyhub.approvals import deciders
 from historyhub.history import client_action_cards as cards
 from historyhub.history import jsonvalues, validation
 from historyhub.history.dialects import base
@@ -43,20 +44,21 @@ class Resolved(NamedTuple):
 # Opening ----------------------------------------------------------------------------
 
 
-def open_action(session_id, *, call_id, name, arguments, description="", expires_at=None):
+def open_action(session_id, *, call_id, name, arguments, description="", expires_at=None, by_key=None):
     """Open a waiting client action. A repeat with equal content is not an error; different content is."""
     validation.identifier(call_id, "callId")
     validation.identifier(name, "name")
     if not isinstance(arguments, dict):
         raise InvalidInput("arguments must be an object.")
     validation.json_value(arguments, "arguments")
-    description = validation.text(description or "", "description")
+    validation.within_action_limit(arguments, "arguments")
+    description = validation.within_action_limit(validation.text(description or "", "description"), "description")
     if expires_at is not None:
         parsed = base.parse_timestamp(expires_at)
         if parsed is None:
             raise InvalidInput("expiresAt must be an ISO 8601 time with a timezone.")
         expires_at = parsed
-    with writing(session_id) as write:
+    with writing(session_id, by_key=by_key) as write:
         existing = ClientAction.objects.filter(session=write.session, call_id=call_id).first()
         if existing is not None:
             same = (
@@ -107,6 +109,7 @@ def open_in(
         expires_at=expires_at,
         epoch=session.epoch,
         source_position=logged.position if logged is not None else None,
+        opened_by_key=write.by_key,
     )
     action.entry_key = _add_card(write, action, created_at, order, logged)
     action.save(force_insert=True)
@@ -206,35 +209,36 @@ def supply_result(session_id, call_id, *, output, is_error=False, resolved_by):
     )
 
 
-def decide(session_id, call_id, *, decision, comment="", arguments=None, resolved_by):
+def decide(session_id, call_id, *, decision, comment="", arguments=None, decider):
+    """A person's or a key's decision; ``decider`` (approvals.deciders) must be allowed to make it."""
     validation.choice(decision, DECISIONS, "decision")
     comment = comment or ""
     if not isinstance(comment, str):
         raise InvalidInput("comment must be a string.")
-    validation.text(comment, "comment")
+    validation.within_action_limit(validation.text(comment, "comment"), "comment")
     if arguments is not None:
         if not isinstance(arguments, dict):
             raise InvalidInput("arguments must be an object.")
         validation.json_value(arguments, "arguments")
+        validation.within_action_limit(arguments, "arguments")
     if decision == "reject":
-        return resolve(session_id, call_id, resolved_by, status=Status.REJECTED, decision=decision, comment=comment)
-    return resolve(
-        session_id,
-        call_id,
-        resolved_by,
-        status=Status.APPROVED,
-        decision=decision,
-        comment=comment,
-        approved_arguments=arguments,
-    )
+        outcome = {"status": Status.REJECTED, "decision": decision, "comment": comment}
+    else:
+        outcome = {"status": Status.APPROVED, "decision": decision, "comment": comment, "approved_arguments": arguments}
+    return resolve(session_id, call_id, decider.name, decider=decider, **outcome)
 
 
-def resolve(session_id, call_id, resolved_by, **outcome):
-    """Resolve a waiting action once; a repeat of the same outcome is no change, a different one a conflict."""
+def resolve(session_id, call_id, resolved_by, decider=None, **outcome):
+    """Resolve a waiting action once; a repeat of the same outcome is no change, a different one a conflict.
+
+    A decision names its ``decider``, who must be allowed to make it, whatever the action's state.
+    """
     with writing(session_id) as write:
         action = ClientAction.objects.filter(session=write.session, call_id=call_id).first()
         if action is None:
             raise NotFound(f"Client action {call_id!r} was not found in session {session_id!r}.")
+        if decider is not None:
+            deciders.check(decider, action)
         if "approved_arguments" in outcome:
             approved = outcome.pop("approved_arguments")
             outcome["approved_arguments_json"] = jsonvalues.dumps(

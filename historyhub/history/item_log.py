@@ -57,12 +57,12 @@ def _checked_agent(agent):
 # Writing -------------------------------------------------------------------------------
 
 
-def append(session_id, items, agent=None, injected=False, skip_existing_ids=False):
+def append(session_id, items, agent=None, injected=False, skip_existing_ids=False, by_key=None):
     """Append every item (or, with ``skip_existing_ids``, those whose id the history does not hold yet)."""
     validation.session_id(session_id)
     agent = _checked_agent(agent)
     checked = validation.items(items)
-    with writing(session_id, create_as=agent) as write:
+    with writing(session_id, create_as=agent, by_key=by_key) as write:
         inserted = store(write, checked, injected=injected, skip_existing_ids=skip_existing_ids)
     return Appended(inserted, write.session.item_count)
 
@@ -161,12 +161,12 @@ def clear(session_id):
         write.set_run_status(None)
 
 
-def replace(session_id, items, agent=None):
+def replace(session_id, items, agent=None, by_key=None):
     """The logical history becomes exactly these items (truncation); returns itemCount."""
     validation.session_id(session_id)
     agent = _checked_agent(agent)
     checked = validation.items(items)
-    with writing(session_id, create_as=agent) as write:
+    with writing(session_id, create_as=agent, by_key=by_key) as write:
         _truncate(write)
         store(write, checked)
     return write.session.item_count
@@ -189,13 +189,13 @@ def _truncate(write):
     refresh_last_message(session)
 
 
-def compact(session_id, items):
+def compact(session_id, items, by_key=None):
     """Archive the logical history and continue from these items, which hold a compaction item first or last."""
     validation.session_id(session_id)
     checked = validation.items(items)
     if not checked or "compaction" not in (base.item_type(checked[0][0]), base.item_type(checked[-1][0])):
         raise InvalidInput('items must hold an item of type "compaction", first or last.')
-    with writing(session_id, create_as="default") as write:
+    with writing(session_id, create_as="default", by_key=by_key) as write:
         session = write.session
         if session.item_count == len(checked) and jsonvalues.equal(
             [row.value for row in logical_rows(session).order_by("position")], [item for item, _ in checked]

@@ -223,6 +223,14 @@ class ClientAction(models.Model):
         null=True, blank=True, help_text="The log item that opened it; empty when opened through the API."
     )
     entry_key = models.CharField(max_length=250, blank=True, default="", help_text="The timeline entry that shows it.")
+    opened_by_key = models.ForeignKey(
+        "apikeys.ApiKey",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The API key whose request opened it: it may never decide it.",
+    )
 
     class Meta:
         constraints = [

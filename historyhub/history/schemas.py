@@ -25,7 +25,7 @@ from pydantic.alias_generators import to_snake
 from historyhub.history.client_actions import DECISIONS
 from historyhub.history.dialects.base import format_time
 from historyhub.history.models import ClientActionStatus, RunStatus, SessionStatus
-from historyhub.history.validation import MAX_ID_LENGTH, MAX_PAGE, MAX_PAGE_SIZE, SESSION_ID
+from historyhub.history.validation import MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_PAGE, MAX_PAGE_SIZE, SESSION_ID
 
 
 class Out(Schema):
@@ -48,6 +48,10 @@ COLUMN_TEXT_SCHEMA = {"pattern": WITHOUT_NUL}
 SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN, examples=["support-42"])]
 Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, json_schema_extra=COLUMN_TEXT_SCHEMA)]
 Text = Annotated[str, Field(json_schema_extra=COLUMN_TEXT_SCHEMA)]
+SessionName = Annotated[str, Field(max_length=MAX_NAME_LENGTH, json_schema_extra=COLUMN_TEXT_SCHEMA)]
+ACTION_FIELD_LIMIT = (
+    f"At most {settings.HISTORYHUB_MAX_ACTION_FIELD_BYTES:,} bytes serialised (413 payload_too_large beyond)."
+)
 # Not only whitespace (transactions.apply).
 OperationId = Annotated[
     str,
@@ -131,7 +135,7 @@ class SessionIn(Schema):
 
     sessionId: SessionId | None = Field(None, description="Generated (ses_…) when absent.")
     agent: Identifier
-    name: Text | None = None
+    name: SessionName | None = None
     metadata: MetadataIn = None
     parentSessionId: SessionId = Field(None, description="Makes this a child session; needs parentCallId.")
     parentCallId: Identifier = Field(None, description="The parent's call that delegated to this session.")
@@ -140,7 +144,7 @@ class SessionIn(Schema):
 class SessionPatch(Schema):
     """Only the fields sent are changed."""
 
-    name: Text = None
+    name: SessionName = None
     metadata: MetadataIn = None
     status: SessionStatus = None
     runStatus: RunStatus | None = None
@@ -386,8 +390,8 @@ class MessagesIn(Schema):
 class ClientActionIn(Schema):
     callId: Identifier
     name: Identifier
-    arguments: JsonObject
-    description: Text | None = None
+    arguments: JsonObject = Field(description=ACTION_FIELD_LIMIT)
+    description: Text | None = Field(None, description=ACTION_FIELD_LIMIT)
     expiresAt: Timestamp | None = Field(None, description="ISO 8601 with a timezone, in the future.")
 
 
@@ -453,5 +457,5 @@ class ResultIn(Schema):
 
 class DecisionIn(Schema):
     decision: Literal[DECISIONS]
-    comment: Text | None = None
-    arguments: JsonObject | None = Field(None, description="Edited arguments, on approve.")
+    comment: Text | None = Field(None, description=ACTION_FIELD_LIMIT)
+    arguments: JsonObject | None = Field(None, description=f"Edited arguments, on approve. {ACTION_FIELD_LIMIT}")

@@ -78,14 +78,14 @@ def ensure(*, agent, session_id=None, name=None, metadata=None, parent_session_i
     validation.identifier(agent, "agent")
     metadata = validation.metadata(metadata)
     if name is not None:
-        validation.text(name, "name")
+        validation.name(name)
     if (parent_session_id is None) != (parent_call_id is None):
         raise InvalidInput("parentSessionId and parentCallId go together.")
     if parent_call_id is not None:
         validation.identifier(parent_call_id, "parentCallId")
         validation.session_id(parent_session_id, "parentSessionId")
 
-    session = Session(id=session_id, agent=agent, name=(name or "")[:500], parent_call_id=parent_call_id or "")
+    session = Session(id=session_id, agent=agent, name=name or "", parent_call_id=parent_call_id or "")
     session.metadata = metadata
     if parent_session_id is None:
         return _create(session)
@@ -122,7 +122,7 @@ def update(session_id, *, name=UNCHANGED, metadata=UNCHANGED, status=UNCHANGED, 
     with writing(session_id) as write:
         session = write.session
         if name is not UNCHANGED:
-            session.name = validation.text(name, "name")[:500]
+            session.name = validation.name(name)
             write.also_save("name")
         if metadata is not UNCHANGED:
             session.metadata = validation.metadata(metadata)

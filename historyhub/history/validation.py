@@ -16,6 +16,7 @@ PAGINATION_MESSAGE = "Pagination requires page >= 1 and pageSize between 1 and 1
 MAX_PAGE = 999_999_999
 MAX_PAGE_SIZE = 100
 MAX_ID_LENGTH = 200
+MAX_NAME_LENGTH = 500
 
 
 def new_session_id():
@@ -43,6 +44,25 @@ def text(value, field):
         raise InvalidInput(f"{field} must be a string.")
     if not jsonvalues.is_column_text(value):
         raise InvalidInput(f"{field} must not contain NUL characters or unpaired surrogates.")
+    return value
+
+
+def name(value, field="name"):
+    """A session's name: text of at most 500 characters (a longer one is refused, never cut)."""
+    text(value, field)
+    if len(value) > MAX_NAME_LENGTH:
+        raise InvalidInput(f"{field} must be at most {MAX_NAME_LENGTH} characters; it has {len(value)}.")
+    return value
+
+
+def within_action_limit(value, field):
+    """A client action's field (arguments, description, comment, response, response schema), at most
+    HISTORYHUB_MAX_ACTION_FIELD_BYTES serialised: what a person must read stays readable, and every page that
+    shows it stays small."""
+    limit = settings.HISTORYHUB_MAX_ACTION_FIELD_BYTES
+    size = len((value if isinstance(value, str) else jsonvalues.dumps(value)).encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise PayloadTooLarge(f"{field} is {size} bytes serialised; at most {limit} are accepted.")
     return value
 
 

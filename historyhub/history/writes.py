@@ -40,10 +40,11 @@ STATE_FIELDS = [
 
 
 @contextmanager
-def writing(session_id, *, create_as=None, missing_ok=False):
+def writing(session_id, *, create_as=None, missing_ok=False, by_key=None):
     """Lock the session and yield a ``Write``; ``create_as`` names the agent of a session created here.
 
-    With ``missing_ok``, an unknown session yields None and nothing happens.
+    With ``missing_ok``, an unknown session yields None and nothing happens. ``by_key`` is the API key
+    making the change, if one is: the client actions it opens remember it (it may never decide them).
     """
     with transaction.atomic():
         session = _lock(session_id, create_as)
@@ -52,7 +53,7 @@ def writing(session_id, *, create_as=None, missing_ok=False):
                 raise SessionNotFound(session_id)
             yield None
             return
-        write = Write(session)
+        write = Write(session, by_key)
         yield write
         write.finish()
 
@@ -69,8 +70,9 @@ def _lock(session_id, create_as):
 class Write:
     """A change in progress to one locked session."""
 
-    def __init__(self, session):
+    def __init__(self, session, by_key=None):
         self.session = session
+        self.by_key = by_key
         self.now = timezone.now()
         session.version += 1
         self.timeline = TimelineWriter(session, session.version)

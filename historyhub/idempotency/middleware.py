@@ -6,6 +6,7 @@ from asgiref.sync import async_to_sync, sync_to_async
 from django.db import transaction
 
 from historyhub.apikeys.auth import BearerApiKey
+from historyhub.apikeys.models import Scope
 from historyhub.faults import error_response
 from historyhub.idempotency import records
 from historyhub.middleware import ChainMiddleware
@@ -52,7 +53,7 @@ class IdempotencyMiddleware(ChainMiddleware):
         if key is None or not applies_to(request):
             return get_response(request)
         api_key = self.bearer_api_key(request)
-        if api_key is None or not api_key.can_write:
+        if api_key is None or not (api_key.allows(Scope.WRITE) or api_key.allows(Scope.DECIDE)):
             # The API answers 401 or 403, which change nothing: there is nothing to record.
             return get_response(request)
         if not KEY_PATTERN.fullmatch(key):

@@ -1,8 +1,12 @@
 """Django responses sent from the serving layer, where no Django handler runs: as ASGI messages, or as
 the bytes of an HTTP/1.1 answer written straight to a connection (historyhub.serving.protocol)."""
 
+from django.utils.cache import patch_cache_control
+
 
 def _headers(response, close):
+    # Answers of the moment, kept by no cache, as NoStoreMiddleware makes every answer of Django's chain.
+    patch_cache_control(response, no_store=True, private=True)
     headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in response.items()]
     headers.append((b"content-length", str(len(response.content)).encode()))
     if close:

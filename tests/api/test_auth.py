@@ -1,14 +1,16 @@
-"""Every endpoint against every kind of key: none, revoked, read and write."""
+"""Every endpoint against every kind of key: none, revoked, and each scope (read, write, decide, admin)."""
 
 import pytest
 from django.test import Client
 
+from historyhub.apikeys.models import ApiKey
+from tests.support.actors import ApiClient
 from tests.support.readers import assert_error
 
 ITEM = {"type": "message", "role": "user", "content": "hi"}
 
-# (method, path, body, status with a write key); run against session s1 holding
-# one item and the waiting client actions c1 and c2.
+# (method, path, body, status with a key that may make the call); run against session s1 holding
+# one item and the waiting client actions c1 and c2, opened by the write key.
 READS = [
     ("GET", "sessions", None, 200),
     ("GET", "sessions/s1", None, 200),
@@ -39,9 +41,11 @@ WRITES = [
     ("PUT", "sessions/s1/messages", {"messages": [{"role": "user", "content": "hi"}]}, 200),
     ("POST", "sessions/s1/client-actions", {"callId": "c3", "name": "n", "arguments": {}}, 201),
     ("POST", "sessions/s1/client-actions/c1/result", {"output": "ok"}, 200),
+]
+DECISIONS = [
     ("POST", "sessions/s1/client-actions/c2/decision", {"decision": "approve"}, 200),
 ]
-ENDPOINTS = READS + WRITES
+ENDPOINTS = READS + WRITES + DECISIONS
 
 
 def label(endpoint):
@@ -83,19 +87,84 @@ def test_a_read_key_may_read(read_api, s1, endpoint):
     assert read_api.request(method, path, body).status_code == status
 
 
-@pytest.mark.parametrize("endpoint", WRITES, ids=label)
-def test_a_read_key_may_not_write(read_api, api, s1, endpoint):
+@pytest.mark.parametrize("endpoint", WRITES + DECISIONS, ids=label)
+def test_a_read_key_may_neither_write_nor_decide(read_api, api, s1, endpoint):
     method, path, body, _ = endpoint
 
     assert_error(read_api.request(method, path, body), 403, "forbidden")
     assert api.get("sessions/s1").json() == s1
 
 
-@pytest.mark.parametrize("endpoint", ENDPOINTS, ids=label)
-def test_a_write_key_may_do_everything(api, s1, endpoint):
+@pytest.mark.parametrize("endpoint", READS + WRITES, ids=label)
+def test_a_write_key_may_do_what_agents_do(api, s1, endpoint):
     method, path, body, status = endpoint
 
     assert api.request(method, path, body).status_code == status
+
+
+@pytest.mark.parametrize("endpoint", DECISIONS, ids=label)
+def test_a_write_key_may_not_decide(s1, endpoint):
+    method, path, body, _ = endpoint
+    other_agent = ApiClient(ApiKey.issue("another agent", "write")[1])
+
+    message = assert_error(other_agent.request(method, path, body), 403, "forbidden")
+
+    assert "decide scope" in message
+    assert other_agent.get("sessions/s1/client-actions/c2").json()["status"] == "waiting"
+
+
+@pytest.mark.parametrize("endpoint", READS + DECISIONS, ids=label)
+def test_a_decide_key_may_read_and_decide(decide_api, s1, endpoint):
+    method, path, body, status = endpoint
+
+    assert decide_api.request(method, path, body).status_code == status
+
+
+@pytest.mark.parametrize("endpoint", WRITES, ids=label)
+def test_a_decide_key_may_not_write(decide_api, api, s1, endpoint):
+    method, path, body, _ = endpoint
+
+    assert_error(decide_api.request(method, path, body), 403, "forbidden")
+    assert api.get("sessions/s1").json() == s1
+
+
+@pytest.mark.parametrize("endpoint", ENDPOINTS, ids=label)
+def test_an_admin_key_may_do_everything(s1, endpoint):
+    method, path, body, status = endpoint
+    admin = ApiClient(ApiKey.issue("operator", "admin")[1])
+
+    assert admin.request(method, path, body).status_code == status
+
+
+def test_the_key_that_opened_an_action_may_not_decide_it_whatever_its_scopes(db):
+    agent = ApiClient(ApiKey.issue("agent with every scope", "write,decide,admin")[1])
+    agent.post("sessions", {"sessionId": "s1", "agent": "support"})
+    agent.post("sessions/s1/client-actions", {"callId": "refund", "name": "issue_refund", "arguments": {"amount": 5}})
+
+    response = agent.post(
+        "sessions/s1/client-actions/refund/decision", {"decision": "approve", "arguments": {"amount": 999999}}
+    )
+
+    assert assert_error(response, 403, "forbidden") == "The key that opened this action cannot decide it."
+    action = agent.get("sessions/s1/client-actions/refund").json()
+    assert (action["status"], action["approvedArguments"]) == ("waiting", None)
+
+
+def test_the_key_whose_items_opened_an_action_may_not_decide_it(db):
+    """An action opened by a log item (a hosted MCP approval request) remembers the key that wrote it."""
+    agent = ApiClient(ApiKey.issue("agent", "write,decide")[1])
+    request = {
+        "type": "mcp_approval_request",
+        "id": "mcpr_1",
+        "name": "delete_repo",
+        "arguments": "{}",
+        "server_label": "github",
+    }
+    agent.post("sessions/s1/items", {"items": [request]})
+
+    response = agent.post("sessions/s1/client-actions/mcpr_1/decision", {"decision": "approve"})
+
+    assert assert_error(response, 403, "forbidden") == "The key that opened this action cannot decide it."
 
 
 @pytest.mark.parametrize("header", ["", "Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Bearer not-a-key", "hh_abc"])

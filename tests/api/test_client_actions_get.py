@@ -72,7 +72,7 @@ def test_a_wait_on_an_unknown_action_answers_404(api, session_id):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_waiting_read_returns_as_soon_as_the_action_is_decided_elsewhere(api, session_id, write_key):
+def test_a_waiting_read_returns_as_soon_as_the_action_is_decided_elsewhere(api, session_id, decide_key):
     open_action(api, session_id)
     decisions = []
     before = live.hub.subscriber_count()
@@ -81,7 +81,7 @@ def test_a_waiting_read_returns_as_soon_as_the_action_is_decided_elsewhere(api, 
         try:
             until(lambda: live.hub.subscriber_count() > before, message="the read's wait")
             decisions.append(
-                ApiClient(write_key)
+                ApiClient(decide_key)
                 .post(f"sessions/{session_id}/client-actions/c1/decision", {"decision": "approve"})
                 .status_code
             )

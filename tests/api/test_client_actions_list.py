@@ -5,12 +5,12 @@ from tests.support.readers import assert_error
 
 
 @pytest.fixture
-def actions(api):
+def actions(api, decide_api):
     for session_id, agent in (("s1", "support"), ("s2", "billing")):
         api.post("sessions", {"sessionId": session_id, "agent": agent})
     for session_id, call_id in (("s1", "c1"), ("s2", "c2"), ("s1", "c3")):
         api.post(f"sessions/{session_id}/client-actions", {"callId": call_id, "name": "n", "arguments": {}})
-    api.post("sessions/s1/client-actions/c3/decision", {"decision": "reject"})
+    decide_api.post("sessions/s1/client-actions/c3/decision", {"decision": "reject"})
 
 
 def call_ids(response):

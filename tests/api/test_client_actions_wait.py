@@ -61,18 +61,24 @@ def servers(django_db_setup, tmp_path_factory):
 
 
 @pytest.fixture
-def apis(servers):
-    key = ApiKey.issue("waits", "write")[1]
-    return [Api(server, key) for server in servers]
+def agent_key(db):
+    return ApiKey.issue("waits", "write")[1]
 
 
 @pytest.fixture
-def action(apis):
-    """A waiting action in a new session, opened through the deciding server."""
-    _, decider = apis
-    assert decider.send("POST", "sessions", {"sessionId": "waiting-1", "agent": "supportAgent"})[0] == 201
+def apis(servers, agent_key):
+    """The agent's wait on one server, and a client application deciding on the other."""
+    holder, decider = servers
+    return [Api(holder, agent_key), Api(decider, ApiKey.issue("client application", "write,decide")[1])]
+
+
+@pytest.fixture
+def action(servers, agent_key):
+    """A waiting action in a new session, opened by the agent through the deciding server."""
+    agent = Api(servers[1], agent_key)
+    assert agent.send("POST", "sessions", {"sessionId": "waiting-1", "agent": "supportAgent"})[0] == 201
     opened = {"callId": "call-1", "name": "refund", "arguments": {"amount": 750}}
-    assert decider.send("POST", "sessions/waiting-1/client-actions", opened)[0] == 201
+    assert agent.send("POST", "sessions/waiting-1/client-actions", opened)[0] == 201
     return "sessions/waiting-1/client-actions/call-1"
 
 

@@ -50,10 +50,10 @@ def test_a_call_id_of_any_characters_can_be_read_and_waited_on(api, session_id, 
 
 
 @pytest.mark.parametrize("call_id", IDS)
-def test_a_call_id_of_any_characters_can_be_decided(api, session_id, call_id):
+def test_a_call_id_of_any_characters_can_be_decided(api, decide_api, session_id, call_id):
     open_action(api, session_id, call_id)
 
-    response = api.post(f"{action_path(session_id, call_id)}/decision", {"decision": "reject", "comment": "no"})
+    response = decide_api.post(f"{action_path(session_id, call_id)}/decision", {"decision": "reject", "comment": "no"})
 
     assert response.status_code == 200, response.content
     assert (response.json()["callId"], response.json()["status"]) == (call_id, "rejected")

@@ -5,6 +5,7 @@ from playwright.sync_api import expect
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.history import client_actions, sessions
+from tests.support.actors import as_approver
 from tests.support.browser import LIVE_TIMEOUT_MS, screenshot
 
 pytestmark = pytest.mark.browser
@@ -136,7 +137,7 @@ def test_the_approvals_page_shows_an_action_the_moment_an_agent_asks_and_drops_o
     expect(items).to_have_count(4, timeout=LIVE_TIMEOUT_MS)
     expect(page.locator("#inbox-count")).to_have_text("4")
 
-    client_actions.decide("refund-1", "call_refund", decision="approve", resolved_by="someone else")
+    client_actions.decide("refund-1", "call_refund", decision="approve", decider=as_approver("someone else"))
     expect(items).to_have_count(3, timeout=LIVE_TIMEOUT_MS)
     expect(page.locator("#inbox-count")).to_have_text("3")
     expect(page.get_by_label("Comment on send invoice")).to_have_value("typing while others work")

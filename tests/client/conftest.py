@@ -22,6 +22,25 @@ def hub(asgi_live_server, key):
 
 
 @pytest.fixture
-def connect(asgi_live_server, key):
-    """Opens an AsyncHistoryHubClient inside a test's event loop: ``async with connect() as client``."""
-    return lambda **options: AsyncHistoryHubClient(asgi_live_server.url, key, **{"timeout": 10, **options})
+def people_key(asgi_live_server):
+    """The key of the people who decide (a client application's, with the decide scope): the agent's key may not."""
+    return ApiKey.issue("people", "decide")[1]
+
+
+@pytest.fixture
+def people(asgi_live_server, people_key):
+    with HistoryHubClient(asgi_live_server.url, people_key, timeout=10) as client:
+        yield client
+
+
+@pytest.fixture
+def connect(asgi_live_server, key, people_key):
+    """Opens an AsyncHistoryHubClient inside a test's event loop: ``async with connect() as client``; the
+    people who decide connect with ``connect(deciding=True)``."""
+
+    def client(deciding=False, **options):
+        return AsyncHistoryHubClient(
+            asgi_live_server.url, people_key if deciding else key, **{"timeout": 10, **options}
+        )
+
+    return client

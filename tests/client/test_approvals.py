@@ -70,13 +70,13 @@ def test_an_approved_call_runs_and_the_run_completes(connect):
     shop, seen = Shop(), []
 
     async def coroutine():
-        async with connect() as client:
+        async with connect() as client, connect(deciding=True) as people:
             session = HistoryHubSession("approve", client, agent="support")
             result = await run_with_approvals(
                 shop.agent,
                 "Refund 25 on order 1234",
                 session=session,
-                on_approval_request=person(client, "approve", "approve", seen, comment="Fine."),
+                on_approval_request=person(people, "approve", "approve", seen, comment="Fine."),
             )
             return (
                 result,
@@ -123,12 +123,12 @@ def test_a_rejected_call_does_not_run_and_the_model_reads_the_comment(connect):
     shop, seen = Shop(), []
 
     async def coroutine():
-        async with connect() as client:
+        async with connect() as client, connect(deciding=True) as people:
             result = await run_with_approvals(
                 shop.agent,
                 "Refund 25 on order 1234",
                 session=HistoryHubSession("reject", client),
-                on_approval_request=person(client, "reject", "reject", seen, comment="Over the limit; offer 10."),
+                on_approval_request=person(people, "reject", "reject", seen, comment="Over the limit; offer 10."),
             )
             return result, await client.get_session("reject"), await client.history("reject")
 
@@ -147,12 +147,12 @@ def test_edited_arguments_are_the_ones_the_tool_runs_with(connect):
     edited = {"order": 1234, "amount": 20}
 
     async def coroutine():
-        async with connect() as client:
+        async with connect() as client, connect(deciding=True) as people:
             await run_with_approvals(
                 shop.agent,
                 "Refund 25 on order 1234",
                 session=HistoryHubSession("edit", client),
-                on_approval_request=person(client, "edit", "approve", seen, arguments=edited),
+                on_approval_request=person(people, "edit", "approve", seen, arguments=edited),
             )
             return await client.history("edit"), await client.get_client_action("edit", "call_refund")
 
@@ -170,13 +170,13 @@ def test_edited_arguments_never_reach_a_tool_that_cannot_take_them(connect):
     shop, seen = Shop(editable=False), []
 
     async def coroutine():
-        async with connect() as client:
+        async with connect() as client, connect(deciding=True) as people:
             await run_with_approvals(
                 shop.agent,
                 "Refund 25 on order 1234",
                 session=HistoryHubSession("edit-refused", client),
                 on_approval_request=person(
-                    client, "edit-refused", "approve", seen, arguments={"order": 1, "amount": 1}
+                    people, "edit-refused", "approve", seen, arguments={"order": 1, "amount": 1}
                 ),
             )
 
@@ -218,12 +218,12 @@ def test_two_gated_calls_in_one_turn_are_decided_one_by_one(connect):
     asked = []
 
     async def coroutine():
-        async with connect() as client:
+        async with connect() as client, connect(deciding=True) as people:
 
             async def decide(action):
                 asked.append(action["callId"])
                 decision, details = decisions[action["callId"]]
-                await client.decide("two-calls", action["callId"], decision, **details)
+                await people.decide("two-calls", action["callId"], decision, **details)
 
             result = await run_with_approvals(
                 shop.agent, "Refund both", session=HistoryHubSession("two-calls", client), on_approval_request=decide
@@ -247,13 +247,13 @@ def test_a_run_that_fails_after_its_approval_is_marked_failed(connect):
     seen = []
 
     async def coroutine():
-        async with connect() as client:
+        async with connect() as client, connect(deciding=True) as people:
             with pytest.raises(RuntimeError, match="the model is down"):
                 await run_with_approvals(
                     shop.agent,
                     "Refund 25 on order 1234",
                     session=HistoryHubSession("fails", client),
-                    on_approval_request=person(client, "fails", "approve", seen),
+                    on_approval_request=person(people, "fails", "approve", seen),
                 )
             return await client.get_session("fails"), await client.list_runs(session_id="fails")
 
@@ -267,12 +267,12 @@ def test_a_run_left_waiting_is_parked_and_resumed_once_the_person_decides(connec
     shop = Shop()
 
     async def coroutine():
-        async with connect() as client:
+        async with connect() as client, connect(deciding=True) as people:
             session = HistoryHubSession("parked", client)
             interrupted = await run_with_approvals(shop.agent, "Refund 25 on order 1234", session=session, wait=0)
             parked = await client.list_runs(session_id="parked")
             nothing_yet = await resume_decided_runs(client, [shop.agent])
-            await client.decide("parked", "call_refund", "approve")
+            await people.decide("parked", "call_refund", "approve")
             ready = await client.list_runs(ready=True, session_id="parked")
             resumed = await resume_decided_runs(client, [shop.agent])
             return interrupted, parked, nothing_yet, ready, resumed, await client.get_session("parked")
@@ -295,9 +295,9 @@ def test_two_resumers_at_once_resume_a_run_once(connect):
     shop = Shop()
 
     async def coroutine():
-        async with connect() as first, connect() as second:
+        async with connect() as first, connect() as second, connect(deciding=True) as people:
             await run_with_approvals(shop.agent, "Refund", session=HistoryHubSession("resumers", first), wait=0)
-            await first.decide("resumers", "call_refund", "approve")
+            await people.decide("resumers", "call_refund", "approve")
             one, other = await asyncio.gather(
                 resume_decided_runs(first, [shop.agent]), resume_decided_runs(second, [shop.agent])
             )
@@ -312,13 +312,13 @@ def test_the_model_sees_the_history_the_session_keeps(connect):
     shop, seen = Shop(), []
 
     async def coroutine():
-        async with connect() as client:
+        async with connect() as client, connect(deciding=True) as people:
             session = HistoryHubSession("model-input", client)
             await run_with_approvals(
                 shop.agent,
                 "Refund 25 on order 1234",
                 session=session,
-                on_approval_request=person(client, "model-input", "approve", seen),
+                on_approval_request=person(people, "model-input", "approve", seen),
             )
             return await session.get_items()
 
@@ -342,8 +342,8 @@ def test_an_async_tool_that_takes_its_context_runs_with_edited_arguments(connect
     seen = []
 
     async def coroutine():
-        async with connect() as client:
-            decide = person(client, "async-tool", "approve", seen, arguments={"order": 1234, "amount": 7})
+        async with connect() as client, connect(deciding=True) as people:
+            decide = person(people, "async-tool", "approve", seen, arguments={"order": 1234, "amount": 7})
             await run_with_approvals(
                 agent, "Refund", session=HistoryHubSession("async-tool", client), on_approval_request=decide
             )

@@ -92,12 +92,12 @@ def test_ids_reach_the_server_percent_encoded_one_segment_each():
 
 
 @pytest.mark.parametrize("call_id", ["call/1", "50% off", "with space", "ünï", "..", "a?b#c"])
-def test_a_client_action_with_any_id_can_be_opened_read_and_decided(hub, call_id):
+def test_a_client_action_with_any_id_can_be_opened_read_and_decided(hub, people, call_id):
     # Waits for the server side of "any id can be addressed" (%2F in a path).
     hub.create_session("support", "client-ids")
     hub.open_client_action("client-ids", call_id, "refund", {"amount": 1})
     assert hub.get_client_action("client-ids", call_id)["callId"] == call_id
-    assert hub.decide("client-ids", call_id, "approve")["status"] == "approved"
+    assert people.decide("client-ids", call_id, "approve")["status"] == "approved"
 
 
 def test_one_connection_carries_many_calls():
@@ -244,7 +244,7 @@ def test_a_wait_ends_when_the_action_expires(hub):
 
 def test_an_agent_waits_while_a_person_decides(connect):
     async def coroutine():
-        async with connect() as agent, connect() as person:
+        async with connect() as agent, connect(deciding=True) as person:
             await agent.create_session("support", "client-wait")
             await agent.open_client_action("client-wait", "call_1", "request_human_approval", {"amount": 750})
             waited, decided = await asyncio.gather(
@@ -256,7 +256,7 @@ def test_an_agent_waits_while_a_person_decides(connect):
     waited, decided = run(coroutine())
     assert waited == decided
     assert waited["status"] == "approved"
-    assert waited["resolvedBy"] == "api key: client tests"
+    assert waited["resolvedBy"] == "api key: people"
     assert (waited["arguments"], waited["approvedArguments"]) == ({"amount": 750}, {"amount": 500})
 
 

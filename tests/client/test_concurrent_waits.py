@@ -15,7 +15,7 @@ CALLS = 20
 
 def test_fifty_waits_in_one_event_loop_leave_other_calls_fast(connect, capsys):
     async def coroutine():
-        async with connect() as client:
+        async with connect() as client, connect(deciding=True) as people:
             await client.create_session("support", "many-waits")
             for number in range(WAITS):
                 await client.open_client_action("many-waits", f"call_{number}", "issue_refund", {"n": number})
@@ -31,7 +31,7 @@ def test_fifty_waits_in_one_event_loop_leave_other_calls_fast(connect, capsys):
                 durations.append(time.perf_counter() - started)
             still_waiting = sum(not wait.done() for wait in waits)
             for number in range(WAITS):
-                await client.decide("many-waits", f"call_{number}", "approve")
+                await people.decide("many-waits", f"call_{number}", "approve")
             return durations, still_waiting, await asyncio.gather(*waits)
 
     durations, still_waiting, decided = run(coroutine())

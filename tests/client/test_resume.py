@@ -25,7 +25,7 @@ def resume_command(asgi_live_server, key):
     )
 
 
-def test_a_run_whose_process_is_gone_is_resumed_elsewhere_after_the_decision(asgi_live_server, key, hub):
+def test_a_run_whose_process_is_gone_is_resumed_elsewhere_after_the_decision(people, asgi_live_server, key, hub):
     agent_process = subprocess.Popen(
         [sys.executable, "-m", "tests.client.parked_agent", asgi_live_server.url, key, "parked-elsewhere"],
         cwd=REPOSITORY,
@@ -49,7 +49,7 @@ def test_a_run_whose_process_is_gone_is_resumed_elsewhere_after_the_decision(asg
     assert (parked["agent"], parked["callIds"], parked["ready"]) == ("refunds", ["call_refund"], False)
     assert hub.get_session("parked-elsewhere")["runStatus"] == "waiting_for_client_action"
 
-    hub.decide("parked-elsewhere", "call_refund", "approve", arguments={"order": 1234, "amount": 20})
+    people.decide("parked-elsewhere", "call_refund", "approve", arguments={"order": 1234, "amount": 20})
     assert [run["runId"] for run in hub.list_runs(ready=True)["items"]] == [parked["runId"]]
 
     resumer = resume_command(asgi_live_server, key)

@@ -7,6 +7,7 @@ from django.test import Client
 from historyhub.apikeys.models import ApiKey, hash_key
 from historyhub.history import client_actions, item_log, sessions, transactions
 from historyhub.history.models import ClientAction, Item, Operation, Session
+from tests.support.actors import as_approver
 from tests.support.html import parse
 
 
@@ -22,7 +23,7 @@ def data(refund):
     sessions.ensure(agent="researchAgent", session_id="brief-1", name="Battery brief")
     item_log.append("brief-1", [{"id": "m1", "role": "user", "content": "Summarise <b>battery</b> rules."}])
     client_actions.open_action("brief-1", call_id="later", name="publish", arguments={"where": "blog"})
-    client_actions.decide("brief-1", "later", decision="reject", resolved_by="someone")
+    client_actions.decide("brief-1", "later", decision="reject", decider=as_approver("someone"))
     client_actions.open_action("brief-1", call_id="newest", name="archive", arguments={})
 
 
@@ -120,7 +121,7 @@ def test_the_admin_approves_through_the_domain_as_the_admin_user(admin_client, d
 
 
 def test_the_admin_reject_action_reports_what_it_could_not_decide(admin_client, data):
-    client_actions.decide("refund-1", "call_refund", decision="approve", resolved_by="colleague")
+    client_actions.decide("refund-1", "call_refund", decision="approve", decider=as_approver("colleague"))
     selected = ClientAction.objects.filter(call_id__in=["newest", "call_refund"]).values_list("pk", flat=True)
     response = admin_client.post(
         "/admin/history/clientaction/",
@@ -165,19 +166,19 @@ def anywhere_in(response):
 def test_a_new_api_key_is_shown_once_on_the_answer_to_the_add_and_only_its_hash_is_kept(admin_client, db):
     form = parse(admin_client.get("/admin/apikeys/apikey/add/")).one("form#apikey_form")
     assert form.field("name") and not form.all("[name=key_hash], [name=prefix]")
-    response = admin_client.post("/admin/apikeys/apikey/add/", {"name": "ci", "scope": "read"})
+    response = admin_client.post("/admin/apikeys/apikey/add/", {"name": "ci", "scopes": ["read"]})
     assert response.status_code == 200 and "no-store" in response["Cache-Control"]
     assert "Copy it now: only its hash is stored, so it cannot be shown again." in parse(response).text()
     key = issued_key(response)
     api_key = ApiKey.objects.get(name="ci")
-    assert api_key.key_hash == hash_key(key) and api_key.scope == "read"
+    assert api_key.key_hash == hash_key(key) and api_key.scopes == "read"
     assert key not in anywhere_in(admin_client.get(f"/admin/apikeys/apikey/{api_key.pk}/change/"))
     assert ApiKey.authenticate(key) == api_key
 
 
 def test_a_new_api_key_never_travels_in_a_cookie_a_message_or_a_log(admin_client, db, caplog):
     caplog.set_level("DEBUG")
-    response = admin_client.post("/admin/apikeys/apikey/add/", {"name": "ci", "scope": "write"})
+    response = admin_client.post("/admin/apikeys/apikey/add/", {"name": "ci", "scopes": ["write"]})
     key = issued_key(response)
     # The messages cookie is signed, not encrypted: nothing may be put in it.
     assert "messages" not in response.cookies
@@ -185,11 +186,19 @@ def test_a_new_api_key_never_travels_in_a_cookie_a_message_or_a_log(admin_client
     assert key not in caplog.text and ApiKey.authenticate(key).name == "ci"
 
 
+def test_a_key_is_issued_with_the_scopes_ticked(admin_client, db):
+    response = admin_client.post("/admin/apikeys/apikey/add/", {"name": "slack bot", "scopes": ["read", "decide"]})
+
+    api_key = ApiKey.objects.get(name="slack bot")
+    assert api_key.scopes == "read,decide"
+    assert ApiKey.authenticate(issued_key(response)).allows("decide")
+
+
 def test_the_key_hash_cannot_be_edited(admin_client, db):
     api_key, _ = ApiKey.issue("ci", "write")
     admin_client.post(
         f"/admin/apikeys/apikey/{api_key.pk}/change/",
-        {"name": "renamed", "scope": "write", "key_hash": "0" * 64, "prefix": "hh_forged"},
+        {"name": "renamed", "scopes": ["write"], "key_hash": "0" * 64, "prefix": "hh_forged"},
     )
     api_key.refresh_from_db()
     assert api_key.name == "renamed" and api_key.key_hash != "0" * 64 and api_key.prefix != "hh_forged"

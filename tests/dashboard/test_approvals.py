@@ -7,7 +7,7 @@ from django.utils import timezone
 from historyhub.dashboard.views import APPROVALS_PAGE_SIZE
 from historyhub.history import client_actions, sessions
 from historyhub.history.models import ClientAction
-from tests.support.actors import HTMX, post
+from tests.support.actors import HTMX, as_approver, post
 from tests.support.html import parse
 
 URL = reverse("dashboard:approvals")
@@ -21,7 +21,7 @@ def inbox(db):
     client_actions.open_action("s-old", call_id="a1", name="issue_refund", arguments={"amount": 750})
     client_actions.open_action("s-new", call_id="b/1", name="send_invoice", arguments={"to": "chen@example.com"})
     client_actions.open_action("s-new", call_id="b2", name="close_account", arguments={})
-    client_actions.decide("s-new", "b2", decision="approve", resolved_by="someone")
+    client_actions.decide("s-new", "b2", decision="approve", decider=as_approver("someone"))
     ClientAction.objects.filter(call_id="a1").update(created_at=timezone.now() - timedelta(hours=3))
 
 
@@ -93,7 +93,7 @@ def test_selected_actions_are_rejected_together_with_one_comment(approver_client
 
 
 def test_an_action_decided_meanwhile_is_reported_and_none_of_the_selection_is_decided(approver_client, inbox):
-    client_actions.decide("s-old", "a1", decision="reject", resolved_by="colleague")
+    client_actions.decide("s-old", "a1", decision="reject", decider=as_approver("colleague"))
     response = post(approver_client, DECIDE, {"selected": ["s-old/a1", "s-new/b/1"], "decision": "approve"}, htmx=True)
     assert response.status_code == 409
     page = parse(response)

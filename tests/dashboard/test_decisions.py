@@ -4,7 +4,7 @@ import pytest
 
 from historyhub.history import client_actions
 from historyhub.history.models import TimelineEntry
-from tests.support.actors import post
+from tests.support.actors import as_approver, post
 from tests.support.html import parse
 from tests.support.readers import decision_url
 
@@ -122,7 +122,7 @@ def test_a_decision_is_never_a_get(approver_client, refund):
 
 
 def test_deciding_what_someone_else_already_decided_shows_why_and_the_outcome(approver_client, refund):
-    client_actions.decide("refund-1", "call_refund", decision="reject", resolved_by="colleague")
+    client_actions.decide("refund-1", "call_refund", decision="reject", decider=as_approver("colleague"))
     response = post(approver_client, decision_url("refund-1", "call_refund"), {"decision": "approve"}, htmx=True)
     assert response.status_code == 409
     card = parse(response).one("article.entry")

@@ -1,7 +1,11 @@
 """Login throttling (django-axes): a username from one address is locked out after
-LOGIN_FAILURE_LIMIT wrong passwords, for LOGIN_COOLOFF_MINUTES, with a clear 429."""
+LOGIN_FAILURE_LIMIT wrong passwords, and an address after LOGIN_ADDRESS_FAILURE_LIMIT for any usernames, for
+LOGIN_COOLOFF_MINUTES after the last of them, with a clear 429; nobody is locked out from everywhere."""
+
+from datetime import timedelta
 
 import pytest
+import time_machine
 from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth.models import User
@@ -15,7 +19,10 @@ from tests.support.readers import assert_error
 LOGIN = "/accounts/login/"
 LOCKOUT_MESSAGE = (
     "Too many failed logins for this username from your address. "
-    "Logging in is blocked for 15 minutes; each attempt meanwhile starts the wait again."
+    "Logging in is blocked for 15 minutes after the last of them."
+)
+ADDRESS_LOCKOUT_MESSAGE = (
+    "Too many failed logins from your address. Logging in is blocked for 15 minutes after the last of them."
 )
 
 
@@ -127,3 +134,42 @@ def test_the_limit_is_the_configured_one(approver, settings, limit):
     fail(client, limit - 1)
 
     assert log_in(client, "wrong password").status_code == 429
+
+
+def test_attempts_during_a_lockout_do_not_start_the_wait_again(approver):
+    client = Client()
+    with time_machine.travel("2026-12-01 10:00:00Z", tick=False) as clock:
+        lock_out(client)
+        clock.shift(timedelta(minutes=10))
+        assert log_in(client, "wrong password").status_code == 429
+        assert log_in(client, "owner-password-1").status_code == 429
+
+        clock.shift(timedelta(minutes=5, seconds=1))
+
+        assert log_in(client, "owner-password-1").status_code == 302
+
+
+def test_an_attacker_who_locks_a_username_out_does_not_lock_the_person_out_from_their_own_address(approver):
+    attacker = Client(REMOTE_ADDR="198.51.100.66")
+    for _ in range(settings.LOGIN_ADDRESS_FAILURE_LIMIT + 5):
+        log_in(attacker, "guess")
+    assert log_in(attacker, "owner-password-1").status_code == 429
+
+    person = Client(REMOTE_ADDR="203.0.113.9")
+
+    assert log_in(person, "owner-password-1").status_code == 302
+
+
+def test_a_few_guesses_on_each_of_many_usernames_from_one_address_are_throttled(db, settings):
+    settings.LOGIN_ADDRESS_FAILURE_LIMIT = 8
+    User.objects.create_user("ada", password="ada-password-1")
+    sprayer = Client(REMOTE_ADDR="198.51.100.77")
+    # Two wrong passwords each (below the per-username limit of 3) on four usernames: eight in all.
+    for username in ("ada", "bob", "cy", "dee"):
+        fail(sprayer, 2, username=username)
+
+    response = log_in(sprayer, "ada-password-1", username="ada")
+
+    assert response.status_code == 429
+    assert parse(response).one(".notice.error").text() == ADDRESS_LOCKOUT_MESSAGE
+    assert log_in(Client(REMOTE_ADDR="203.0.113.10"), "ada-password-1", username="ada").status_code == 302

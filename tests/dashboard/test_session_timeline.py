@@ -6,7 +6,7 @@ from django.urls import reverse
 
 from historyhub.dashboard.timeline import CHUNK_SIZE
 from historyhub.history import client_actions, item_log, sessions
-from tests.support.actors import HTMX
+from tests.support.actors import HTMX, as_approver
 from tests.support.html import parse
 
 ANSWER = "Try this:\n```python\ndef main():\n    return 1\n```\nThen restart."
@@ -197,7 +197,7 @@ def test_a_resolved_client_action_shows_who_decided_when_why_and_both_arguments(
         decision="approve",
         comment="Box photo checks out.",
         arguments={"amount": 700, "currency": "USD"},
-        resolved_by="owner",
+        decider=as_approver(),
     )
     card = entry(parse(page(viewer_client, "refund-1")), "request human approval")
     assert badge(card) == ("approved", ["state-approved"])
@@ -215,7 +215,7 @@ def test_a_resolved_client_action_shows_who_decided_when_why_and_both_arguments(
 
 
 def test_a_rejected_client_action_shows_no_approved_arguments(viewer_client, refund):
-    client_actions.decide("refund-1", "call_refund", decision="reject", comment="Too much.", resolved_by="owner")
+    client_actions.decide("refund-1", "call_refund", decision="reject", comment="Too much.", decider=as_approver())
     card = entry(parse(page(viewer_client, "refund-1")), "request human approval")
     assert badge(card) == ("rejected", ["state-rejected"])
     assert card.one("dl.resolution").terms()["Comment"] == "Too much."

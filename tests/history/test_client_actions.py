@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from historyhub.history import client_actions, item_log, sessions
 from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
+from tests.support.actors import as_approver
 from tests.support.clock import ServerClock, parse_time
 from tests.support.readers import shown, snapshot, timeline_item
 
@@ -133,7 +134,7 @@ def test_approving_with_edited_arguments_keeps_both_versions(session_id):
             decision="approve",
             comment="Lowered.",
             arguments={"amount": 500, "currency": "USD"},
-            resolved_by="owner",
+            decider=as_approver(),
         )
 
     assert changed is True
@@ -152,7 +153,7 @@ def test_approving_with_edited_arguments_keeps_both_versions(session_id):
 def test_approving_without_arguments_approves_the_original_ones(session_id):
     open_approval(session_id)
 
-    action, _ = client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
+    action, _ = client_actions.decide(session_id, "call_123", decision="approve", decider=as_approver())
 
     assert action.approved_arguments == ARGUMENTS
 
@@ -161,7 +162,7 @@ def test_rejecting_keeps_the_comment(session_id):
     open_approval(session_id)
 
     action, changed = client_actions.decide(
-        session_id, "call_123", decision="reject", comment="Too much.", resolved_by="owner"
+        session_id, "call_123", decision="reject", comment="Too much.", decider=as_approver()
     )
 
     assert changed is True
@@ -214,7 +215,7 @@ def test_the_run_status_returns_to_running_when_the_last_waiting_action_resolves
     open_approval(session_id, call_id="call_1")
     open_approval(session_id, call_id="call_2")
 
-    client_actions.decide(session_id, "call_1", decision="approve", resolved_by="owner")
+    client_actions.decide(session_id, "call_1", decision="approve", decider=as_approver())
     assert snapshot(session_id)["runStatus"] == "waiting_for_client_action"
     assert [pending["callId"] for pending in snapshot(session_id)["pendingClientActions"]] == ["call_2"]
 
@@ -225,10 +226,10 @@ def test_the_run_status_returns_to_running_when_the_last_waiting_action_resolves
 
 def test_resolving_twice_the_same_way_changes_nothing(session_id):
     open_approval(session_id)
-    first, _ = client_actions.decide(session_id, "call_123", decision="reject", comment="No.", resolved_by="owner")
+    first, _ = client_actions.decide(session_id, "call_123", decision="reject", comment="No.", decider=as_approver())
 
     again, changed = client_actions.decide(
-        session_id, "call_123", decision="reject", comment="No.", resolved_by="someone else"
+        session_id, "call_123", decision="reject", comment="No.", decider=as_approver("someone else")
     )
 
     assert changed is False
@@ -254,10 +255,10 @@ def test_supplying_the_same_result_twice_changes_nothing(session_id):
 )
 def test_deciding_differently_after_a_decision_is_a_conflict(session_id, second):
     open_approval(session_id)
-    client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
+    client_actions.decide(session_id, "call_123", decision="approve", decider=as_approver())
 
     with pytest.raises(ActionResultConflict) as error:
-        client_actions.decide(session_id, "call_123", resolved_by="owner", **second)
+        client_actions.decide(session_id, "call_123", decider=as_approver(), **second)
 
     assert error.value.code == "action_result_conflict"
     assert client_actions.get(session_id, "call_123").status == "approved"
@@ -280,7 +281,7 @@ def test_a_decision_after_a_result_is_a_conflict(session_id):
     client_actions.supply_result(session_id, "call_123", output="yes", resolved_by="app")
 
     with pytest.raises(ActionResultConflict):
-        client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
+        client_actions.decide(session_id, "call_123", decision="approve", decider=as_approver())
 
 
 def open_expiring(session_id):
@@ -342,9 +343,9 @@ def test_an_expired_action_can_no_longer_be_resolved(session_id):
 
     with time_machine.travel(AFTER_EXPIRY, tick=False):
         with pytest.raises(ActionResultConflict):
-            client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
+            client_actions.decide(session_id, "call_123", decision="approve", decider=as_approver())
         with pytest.raises(ActionResultConflict):
-            client_actions.decide(session_id, "call_123", decision="reject", resolved_by="owner")
+            client_actions.decide(session_id, "call_123", decision="reject", decider=as_approver())
         with pytest.raises(ActionResultConflict):
             client_actions.supply_result(session_id, "call_123", output="late", resolved_by="app")
 
@@ -361,7 +362,7 @@ def test_an_action_that_has_not_reached_its_expiry_stays_waiting(session_id):
 
 def test_a_resolved_action_does_not_expire(session_id):
     open_approval(session_id, expires_at=(timezone.now() + timedelta(hours=1)).isoformat())
-    client_actions.decide(session_id, "call_123", decision="approve", resolved_by="owner")
+    client_actions.decide(session_id, "call_123", decision="approve", decider=as_approver())
 
     client_actions.sweep_expired()
 
@@ -373,7 +374,7 @@ def test_an_unknown_decision_is_rejected(session_id, decision):
     open_approval(session_id)
 
     with pytest.raises(InvalidInput):
-        client_actions.decide(session_id, "call_123", decision=decision, resolved_by="owner")
+        client_actions.decide(session_id, "call_123", decision=decision, decider=as_approver())
 
     assert client_actions.get(session_id, "call_123").status == "waiting"
 
@@ -382,7 +383,7 @@ def test_edited_arguments_must_be_an_object(session_id):
     open_approval(session_id)
 
     with pytest.raises(InvalidInput):
-        client_actions.decide(session_id, "call_123", decision="approve", arguments=[1], resolved_by="owner")
+        client_actions.decide(session_id, "call_123", decision="approve", arguments=[1], decider=as_approver())
 
 
 def test_is_error_must_be_a_boolean(session_id):
@@ -396,7 +397,7 @@ def test_is_error_must_be_a_boolean(session_id):
 
 def test_resolving_an_unknown_action_is_not_found(session_id):
     with pytest.raises(NotFound):
-        client_actions.decide(session_id, "call_404", decision="reject", resolved_by="owner")
+        client_actions.decide(session_id, "call_404", decision="reject", decider=as_approver())
     with pytest.raises(NotFound):
         client_actions.supply_result(session_id, "call_404", output="x", resolved_by="app")
 
@@ -418,7 +419,7 @@ def test_the_list_is_oldest_first_and_filters(session_id):
     open_approval(session_id, call_id="call_1")
     open_approval("ses_billing", call_id="call_2")
     open_approval(session_id, call_id="call_3")
-    client_actions.decide(session_id, "call_3", decision="approve", resolved_by="owner")
+    client_actions.decide(session_id, "call_3", decision="approve", decider=as_approver())
 
     def listed(**filters):
         return [(action.session_id, action.call_id) for action in client_actions.listing(**filters)]
@@ -450,7 +451,7 @@ def test_an_approval_requested_in_the_log_is_decided_like_any_other(session_id):
     )
 
     action, changed = client_actions.decide(
-        session_id, "mcpr_1", decision="approve", arguments={"path": "/tmp/y"}, resolved_by="owner"
+        session_id, "mcpr_1", decision="approve", arguments={"path": "/tmp/y"}, decider=as_approver()
     )
 
     assert changed is True

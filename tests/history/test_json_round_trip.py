@@ -6,6 +6,7 @@ import pytest
 
 from historyhub.history import chat_format, client_actions, item_log, jsonvalues, sessions, transactions
 from historyhub.history.errors import InvalidInput
+from tests.support.actors import as_approver
 from tests.support.readers import items_in_log, shown, snapshot, timeline, timeline_item
 
 
@@ -155,7 +156,7 @@ def test_hostile_client_action_values_come_back_exactly(session_id):
         decision="approve",
         comment="שלום",
         arguments={"deep": HOSTILE["deep"]},
-        resolved_by="owner",
+        decider=as_approver(),
     )
 
     answer = shown(client_actions.get(session_id, "call_1"))
@@ -179,7 +180,7 @@ def test_a_comment_with_a_nul_is_rejected(session_id):
     client_actions.open_action(session_id, call_id="call_1", name="confirm", arguments={})
 
     with pytest.raises(InvalidInput):
-        client_actions.decide(session_id, "call_1", decision="reject", comment="no\u0000", resolved_by="owner")
+        client_actions.decide(session_id, "call_1", decision="reject", comment="no\u0000", decider=as_approver())
 
     assert client_actions.get(session_id, "call_1").status == "waiting"
 

@@ -15,8 +15,8 @@ from tests.support.runs import STATE, decide, let_expire
 
 @pytest.fixture
 def ready_run(api, session_id, run_path):
-    decide(api, session_id, "call_a")
-    decide(api, session_id, "call_b")
+    decide(session_id, "call_a")
+    decide(session_id, "call_b")
     return run_path
 
 
@@ -46,7 +46,7 @@ def test_a_run_whose_lease_ended_can_be_claimed_again(api, ready_run):
 
 
 def test_a_run_still_waiting_cannot_be_claimed(api, session_id, run_path):
-    decide(api, session_id, "call_a")
+    decide(session_id, "call_a")
 
     assert_error(
         api.post(f"{run_path}/claim", {}), 409, "run_not_ready", "Run 'run_1' still waits for a decision on 'call_b'."
@@ -54,7 +54,7 @@ def test_a_run_still_waiting_cannot_be_claimed(api, session_id, run_path):
 
 
 def test_an_expired_action_does_not_hold_a_claim_back(api, session_id, run_path):
-    decide(api, session_id, "call_a")
+    decide(session_id, "call_a")
     let_expire(session_id, "call_b", timezone.now() - timedelta(seconds=1))
 
     assert api.post(f"{run_path}/claim", {}).status_code == 200

@@ -3,7 +3,7 @@
 import pytest
 
 from tests.support.readers import assert_error
-from tests.support.runs import STATE
+from tests.support.runs import STATE, decide
 
 
 def test_parking_a_run_keeps_its_state_verbatim_and_what_it_waits_on(api, session_id):
@@ -24,8 +24,8 @@ def test_parking_a_run_keeps_its_state_verbatim_and_what_it_waits_on(api, sessio
 
 
 def test_parking_again_replaces_the_state_and_releases_a_claim(api, session_id, run_path):
-    api.post(f"sessions/{session_id}/client-actions/call_a/decision", {"decision": "approve"})
-    api.post(f"sessions/{session_id}/client-actions/call_b/decision", {"decision": "approve"})
+    decide(session_id, "call_a")
+    decide(session_id, "call_b")
     api.post(f"sessions/{session_id}/client-actions", {"callId": "call_c", "name": "issue_refund", "arguments": {}})
     assert api.post(f"{run_path}/claim", {}).status_code == 200
 

@@ -13,25 +13,25 @@ def ready_ids(api, **filters):
 
 
 def test_a_run_is_ready_once_every_action_it_awaits_is_decided(api, session_id, run_path):
-    decide(api, session_id, "call_a")
+    decide(session_id, "call_a")
     assert ready_ids(api) == []
 
-    decide(api, session_id, "call_b", "reject")
+    decide(session_id, "call_b", "reject")
 
     assert ready_ids(api) == ["run_1"]
     assert [run["runId"] for run in api.get("runs", ready="false").json()["items"]] == []
 
 
 def test_an_action_past_its_expiry_counts_as_decided_before_anything_marks_it(api, session_id, run_path):
-    decide(api, session_id, "call_a")
+    decide(session_id, "call_a")
     let_expire(session_id, "call_b", timezone.now() - timedelta(seconds=1))
 
     assert ready_ids(api) == ["run_1"]
 
 
 def test_a_claimed_run_is_not_ready_until_its_lease_ends(api, session_id, run_path):
-    decide(api, session_id, "call_a")
-    decide(api, session_id, "call_b")
+    decide(session_id, "call_a")
+    decide(session_id, "call_b")
     api.post(f"{run_path}/claim", {})
 
     assert ready_ids(api) == []

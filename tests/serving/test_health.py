@@ -44,6 +44,9 @@ def health(server):
 
 def test_healthz_says_whether_the_server_is_up_and_nothing_more(server):
     assert health(server) == (200, {"status": "ok"})
+    assert {"no-store", "private"} <= {
+        part.strip() for part in fetch(f"{server.url}/healthz", {}).headers["Cache-Control"].split(",")
+    }
 
 
 def outside_address():

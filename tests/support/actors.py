@@ -6,6 +6,8 @@ from django.contrib.auth.models import Group, Permission, User
 from django.test import Client
 from django.urls import reverse
 
+from historyhub.approvals.deciders import Decider
+
 HTMX = {"HX-Request": "true"}
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 
@@ -65,6 +67,12 @@ def make_approver(username="owner", password="owner-password-1"):
     group.permissions.add(Permission.objects.get(codename="decide_clientaction"))
     user.groups.add(group)
     return user
+
+
+def as_approver(username="owner"):
+    """A person in the Approvers group, as the domain's decisions take them."""
+    user = User.objects.filter(username=username).first() or make_approver(username)
+    return Decider.person(user)
 
 
 def csrf_token(client):

@@ -4,11 +4,12 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
 import { HistoryHubClient } from '../src/index.js';
-import { historyHub, liveClient, uniqueSessionId } from './support/live.js';
+import { deciderClient, historyHub, liveClient, uniqueSessionId } from './support/live.js';
 import { startProxy } from './support/proxy.js';
 
 const hub = await historyHub();
 const client = await liveClient();
+const people = await deciderClient();
 
 async function openedAction(callId = 'call_1', fields = {}) {
   const sessionId = uniqueSessionId('actions');
@@ -42,7 +43,7 @@ test('an opened action is waiting, and opening it again with the same content an
 
 test('an approval with edited arguments keeps both versions', async () => {
   const { sessionId, callId } = await openedAction();
-  const decided = await client.decideClientAction(sessionId, callId, {
+  const decided = await people.decideClientAction(sessionId, callId, {
     decision: 'approve',
     comment: 'Half now.',
     arguments: { amount: 375 },
@@ -50,16 +51,16 @@ test('an approval with edited arguments keeps both versions', async () => {
   assert.equal(decided.status, 'approved');
   assert.deepEqual([decided.arguments, decided.approvedArguments], [{ amount: 750 }, { amount: 375 }]);
   assert.equal(decided.comment, 'Half now.');
-  assert.match(decided.resolvedBy, /js tests \(write\)/);
+  assert.match(decided.resolvedBy, /js tests \(decide\)/);
 });
 
 test('a rejection, and a different second decision, are answered as the contract says', async () => {
   const { sessionId, callId } = await openedAction();
-  const rejected = await client.decideClientAction(sessionId, callId, { decision: 'reject', comment: 'No.' });
+  const rejected = await people.decideClientAction(sessionId, callId, { decision: 'reject', comment: 'No.' });
   assert.equal(rejected.status, 'rejected');
-  const repeated = await client.decideClientAction(sessionId, callId, { decision: 'reject', comment: 'No.' });
+  const repeated = await people.decideClientAction(sessionId, callId, { decision: 'reject', comment: 'No.' });
   assert.equal(repeated.resolvedAt, rejected.resolvedAt);
-  await assert.rejects(client.decideClientAction(sessionId, callId, { decision: 'approve' }), {
+  await assert.rejects(people.decideClientAction(sessionId, callId, { decision: 'approve' }), {
     status: 409,
     code: 'action_result_conflict',
   });
@@ -78,7 +79,7 @@ test('a result supplied by the client application completes the action', async (
 test('waiting answers as soon as the action is decided', async () => {
   const { sessionId, callId } = await openedAction();
   const waiting = client.waitForClientAction(sessionId, callId, { timeoutSeconds: 30 });
-  await client.decideClientAction(sessionId, callId, { decision: 'approve' });
+  await people.decideClientAction(sessionId, callId, { decision: 'approve' });
   assert.equal((await waiting).status, 'approved');
 });
 
@@ -98,7 +99,7 @@ test('a wait longer than the server holds a request asks again, at most 60 s at 
   const proxy = await startProxy(hub.url, async (request) => {
     const url = new URL(request.url, 'http://proxy');
     asked.push(Number(url.searchParams.get('wait')));
-    if (asked.length === 3) await client.decideClientAction(sessionId, callId, { decision: 'approve' });
+    if (asked.length === 3) await people.decideClientAction(sessionId, callId, { decision: 'approve' });
     url.searchParams.set('wait', '0.05');
     return { rewriteUrl: `${url.pathname}${url.search}` };
   });
@@ -122,7 +123,7 @@ test('call ids with "/", "%", spaces and other characters are addressable', asyn
   for (const callId of ['100%', 'a call', 'appel-ü-☃', 'call/1']) {
     const { sessionId } = await openedAction(callId);
     assert.equal((await client.getClientAction(sessionId, callId)).callId, callId);
-    const decided = await client.decideClientAction(sessionId, callId, { decision: 'approve' });
+    const decided = await people.decideClientAction(sessionId, callId, { decision: 'approve' });
     assert.equal(decided.status, 'approved', callId);
   }
 });

@@ -13,6 +13,7 @@ try {
       HISTORYHUB_TEST_URL: hub.url,
       HISTORYHUB_TEST_WRITE_KEY: hub.writeKey,
       HISTORYHUB_TEST_READ_KEY: hub.readKey,
+      HISTORYHUB_TEST_DECIDE_KEY: hub.decideKey,
     },
   });
   status = await new Promise((resolveStatus) => runner.once('exit', (code, signal) => resolveStatus(code ?? signal)));

@@ -8,9 +8,13 @@ import { startHistoryHub } from './server.js';
 let started;
 
 export async function historyHub() {
-  const { HISTORYHUB_TEST_URL: url, HISTORYHUB_TEST_WRITE_KEY: writeKey, HISTORYHUB_TEST_READ_KEY: readKey } =
-    process.env;
-  if (url) return { url, writeKey, readKey };
+  const {
+    HISTORYHUB_TEST_URL: url,
+    HISTORYHUB_TEST_WRITE_KEY: writeKey,
+    HISTORYHUB_TEST_READ_KEY: readKey,
+    HISTORYHUB_TEST_DECIDE_KEY: decideKey,
+  } = process.env;
+  if (url) return { url, writeKey, readKey, decideKey };
   if (!started) {
     started = startHistoryHub();
     after(async () => (await started).stop());
@@ -22,6 +26,12 @@ export async function historyHub() {
 export async function liveClient(options = {}) {
   const { url, writeKey } = await historyHub();
   return new HistoryHubClient({ baseUrl: url, apiKey: writeKey, ...options });
+}
+
+/** A client of the people who decide: a key with the decide scope (the agent's key may not decide). */
+export async function deciderClient(options = {}) {
+  const { url, decideKey } = await historyHub();
+  return new HistoryHubClient({ baseUrl: url, apiKey: decideKey, ...options });
 }
 
 let counter = 0;

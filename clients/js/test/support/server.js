@@ -30,7 +30,7 @@ with psycopg.connect(url, autocommit=True) as connection:
 /**
  * Start HistoryHub on a database of its own: SQLite in a temporary directory,
  * or, when DATABASE_URL names PostgreSQL, a new database on that server.
- * Answers {url, writeKey, readKey, stop}.
+ * Answers {url, writeKey, readKey, decideKey, stop}.
  */
 export async function startHistoryHub() {
   const dataDir = await mkdtemp(join(tmpdir(), 'historyhub-js-'));
@@ -56,6 +56,8 @@ export async function startHistoryHub() {
     await manage('migrate', '--noinput', '--verbosity', '0');
     const writeKey = (await manage('createapikey', 'js tests (write)', '--scope', 'write')).stdout.trim();
     const readKey = (await manage('createapikey', 'js tests (read)', '--scope', 'read')).stdout.trim();
+    // People decide with a key of their own: the key that opened an action may never decide it.
+    const decideKey = (await manage('createapikey', 'js tests (decide)', '--scope', 'decide')).stdout.trim();
     const logPath = join(dataDir, 'server.log');
     const log = createWriteStream(logPath);
     server = spawn(join(ROOT, 'bin', 'start'), { cwd: ROOT, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -68,7 +70,7 @@ export async function startHistoryHub() {
       await database.drop();
       await rm(dataDir, { recursive: true, force: true });
     };
-    return { url, writeKey, readKey, stop };
+    return { url, writeKey, readKey, decideKey, stop };
   } catch (error) {
     if (server) await stopProcess(server);
     await database.drop();
