@@ -185,11 +185,12 @@ class ProductionServer:
 
     def workers(self):
         """The pids of the server's worker processes: the children of the first process below bin/start
-        with more than one (bin/start execs the server, whose master forks the workers)."""
+        with more than one (bin/start execs the server, whose master forks the workers) that are forks of
+        it, with its command line; not the sweep that bin/start started beside it."""
         pid = self.process.pid
         while len(children := _children(pid)) == 1:
             pid = children[0]
-        return children
+        return [child for child in children if _command_line(child) == _command_line(pid)]
 
     def stop(self):
         if self.process is None or self.process.poll() is not None:
@@ -214,8 +215,9 @@ class Run:
 
 
 @contextlib.contextmanager
-def production_run(prefix, workers):
-    """Yield a started ``Run``; afterwards stop the server and remove the cluster.
+def production_run(prefix, workers, **extra):
+    """Yield a started ``Run`` (``extra``: more of the server's environment); afterwards stop the server
+    and remove the cluster.
 
     The folder (the server's log, whatever the run wrote) is removed too,
     unless the block raised or set ``run.keep``.
@@ -223,7 +225,7 @@ def production_run(prefix, workers):
     run = Run(prefix)
     try:
         run.cluster.create()
-        environment = production_environment(run.folder, run.cluster.url())
+        environment = production_environment(run.folder, run.cluster.url(), **extra)
         run.keys = prepare(environment)
         run.server = ProductionServer(environment, run.folder / "server.log", workers=workers).start()
         yield run
@@ -238,6 +240,13 @@ def production_run(prefix, workers):
             print(f"logs kept in {run.folder}")
         else:
             shutil.rmtree(run.folder, ignore_errors=True)
+
+
+def _command_line(pid):
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return None
 
 
 def _children(pid):

@@ -7,7 +7,9 @@
 It makes its own PostgreSQL cluster on a free port (bench/production.py),
 starts ``bin/start`` on it with 4 workers and no rate limits, and runs client
 processes (bench/stress_client.py) that append batches, race Idempotency-Keys
-and operation ids, pop and read. At 30% of the run one worker is SIGKILLed; at
+and operation ids, pop and read. Beside them, 30 slow request bodies, a request
+with oversized headers every second and a /healthz probe every 0.2 s
+(bench/stress_attack.py). At 30% of the run one worker is SIGKILLed; at
 55% PostgreSQL is stopped, kept down for ``--down`` seconds and started again.
 Then it checks every invariant (bench/stress_checks.py), prints a summary and
 exits 1 if any check failed. The cluster and the server are removed at the end.
@@ -27,7 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench import stress_checks, stress_client  # noqa: E402
+from bench import stress_attack, stress_checks, stress_client  # noqa: E402
 from bench.production import production_run  # noqa: E402
 
 KILL_AT = 0.30
@@ -37,6 +39,8 @@ RESTART_GRACE = 20
 # A request in flight when its worker is killed may end a little after the kill.
 KILL_GRACE = 1.0
 PROBE_PAUSE = 0.1
+# Short, so that each slow body of the attack is answered 408 a few times within the run.
+BODY_TIMEOUT = 5
 
 
 def arguments():
@@ -102,10 +106,12 @@ def run(options, folder, cluster, server, keys):
         for n in range(options.clients)
     ]
     probe = Probe(server.base, keys.agent)
+    attack = stress_attack.Attack(server.base, keys.agent)
     start = time.monotonic()
     for process in processes:
         process.start()
     probe.start()
+    attack.start()
     faults = {"start": start}
     time.sleep(max(0.0, start + KILL_AT * options.seconds - time.monotonic()))
     kill_a_worker(server, faults)
@@ -117,6 +123,7 @@ def run(options, folder, cluster, server, keys):
             process.kill()
     probe.stopping.set()
     probe.join()
+    attack.stop()
     faults["end"] = time.monotonic()
     records = []
     for n, process in enumerate(processes):
@@ -127,10 +134,10 @@ def run(options, folder, cluster, server, keys):
     records.append(
         {"client": "probe", "requests": probe.journal, "violations": [], "unresolved": 0, "batches": [], "pops": []}
     )
-    return records, faults
+    return records, attack.record(), faults
 
 
-def check(records, faults, database_url, folder):
+def check(records, attack, faults, database_url, folder):
     """The checks; the database ones through Django's models, on the run's database."""
     os.environ.update(DATABASE_URL=database_url, DEBUG="True", DATA_DIR=str(folder), DATABASE_POOL_DISABLED="True")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "historyhub.settings")
@@ -138,10 +145,14 @@ def check(records, faults, database_url, folder):
 
     django.setup()
     clients = [record for record in records if record["client"] != "probe"]
-    return stress_checks.http_checks(records, faults) + stress_checks.database_checks(clients)
+    return (
+        stress_checks.http_checks(records, faults)
+        + stress_checks.attack_checks(attack, faults)
+        + stress_checks.database_checks(clients)
+    )
 
 
-def summary(options, records, faults, checks, cluster):
+def summary(options, records, attack, faults, checks, cluster):
     requests = stress_checks.requests_of(records)
     clients = [record for record in records if record["client"] != "probe"]
     statuses = Counter(entry["status"] if entry["status"] is not None else "no answer" for entry in requests)
@@ -170,6 +181,10 @@ def summary(options, records, faults, checks, cluster):
         f"PostgreSQL stopped at {restart['began'] - at:.1f} s, up {restart['up'] - restart['began']:.1f} s later: "
         f"{measured['restart']['failed']} answers 503; service recovered by itself "
         f"{measured['restart']['seconds']:.1f} s after the stop, {back_after_up:.1f} s after PostgreSQL was up",
+        f"attack: {stress_attack.SLOW_BODIES} slow bodies at a time, {len(attack['slowBodies'])} in all "
+        f"({stress_checks.outcomes(attack['slowBodies'])}); {len(attack['oversized'])} oversized heads "
+        f"({stress_checks.outcomes(attack['oversized'])}); /healthz: {len(attack['probes'])} probes "
+        f"({stress_checks.outcomes(attack['probes'])}), the slowest {stress_checks.slowest(attack['probes']):.2f} s",
         "invariants:",
     ]
     for item in checks:
@@ -188,16 +203,16 @@ def summary(options, records, faults, checks, cluster):
 
 def main():
     options = arguments()
-    with production_run("hh-stress-", workers=options.workers) as stress:
+    with production_run("hh-stress-", workers=options.workers, REQUEST_BODY_TIMEOUT=str(BODY_TIMEOUT)) as stress:
         print(
             f"bin/start on {stress.server.base}, workers {stress.server.workers()}; PostgreSQL on port "
             f"{stress.cluster.port}; running {options.seconds:g} s",
             flush=True,
         )
-        records, faults = run(options, stress.folder, stress.cluster, stress.server, stress.keys)
+        records, attack, faults = run(options, stress.folder, stress.cluster, stress.server, stress.keys)
         stress.server.stop()
-        checks = check(records, faults, stress.cluster.url(), stress.folder)
-        text, passed = summary(options, records, faults, checks, stress.cluster)
+        checks = check(records, attack, faults, stress.cluster.url(), stress.folder)
+        text, passed = summary(options, records, attack, faults, checks, stress.cluster)
         print(text)
         (stress.folder / "summary.txt").write_text(text + "\n")
         stress.keep = options.keep or not passed

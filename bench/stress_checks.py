@@ -1,6 +1,7 @@
 """The invariants a stress run must keep (docs/stress.md), checked against what the clients saw and the database.
 
-``http_checks`` reads the clients' records only; ``database_checks`` needs Django
+``http_checks`` reads the clients' records only, ``attack_checks`` what the attack on the
+serving layer and the /healthz probe saw (bench/stress_attack.py); ``database_checks`` needs Django
 set up on the run's database. Each check is a ``Check``: a sentence, whether it
 held, and the first examples of where it did not.
 """
@@ -80,6 +81,53 @@ def http_checks(records, faults):
                 behaved.fail(message)
     checks.append(behaved)
     return checks
+
+
+def attack_checks(attack, faults):
+    """/healthz answered throughout; slow bodies and oversized heads refused (408, 431) or dropped, never served."""
+    kill, restart = faults["kill"], faults["restart"]
+    probes = Check("every /healthz probe was answered: ok, or 503 unavailable while PostgreSQL restarted")
+    for entry in attack["probes"]:
+        at = f"probe at {entry['t0'] - faults['start']:.1f} s"
+        if entry["outcome"] != "answered":
+            # A probe in flight on the killed worker loses its connection like any request.
+            if not (entry["t0"] <= kill["at"] + kill["grace"] and entry["t1"] >= kill["at"]):
+                probes.fail(f"{at}: {entry['outcome']} {entry.get('error', '')}")
+        elif entry["status"] == 503 and entry.get("body") == {"status": "unavailable"}:
+            if not restart["began"] <= entry["t1"] <= restart["window_end"]:
+                probes.fail(f"{at}: 503 outside the restart")
+        elif (entry["status"], entry.get("body")) != (200, {"status": "ok"}):
+            probes.fail(f"{at}: {entry['status']} {entry.get('body', entry.get('text'))}")
+    if attack["probes"]:
+        probes.detail = f"{len(attack['probes'])} probes, the slowest {slowest(attack['probes']):.2f} s"
+    checks = [probes]
+    for name, entries, refusal in (
+        ("every slow body was answered 408 or dropped, none served", "slowBodies", (408, "request_timeout")),
+        ("every oversized head was answered 431 or dropped", "oversized", (431, "headers_too_large")),
+    ):
+        check = Check(name, detail=outcomes(attack[entries]))
+        for entry in attack[entries]:
+            served = entry["outcome"] == "answered" and (entry["status"], error_code(entry)) != refusal
+            if served or entry["outcome"] == "error":
+                check.fail(f"at {entry['t0'] - faults['start']:.1f} s: {entry.get('status')} {entry.get('error', '')}")
+        checks.append(check)
+    return checks
+
+
+def error_code(entry):
+    body = entry.get("body")
+    error = body.get("error") if isinstance(body, dict) else None
+    return error.get("code") if isinstance(error, dict) else None
+
+
+def outcomes(entries):
+    """How the server dealt with each attacker, counted: answered by status, dropped, held when the run ended."""
+    counts = Counter(f"{entry['status']}" if entry["outcome"] == "answered" else entry["outcome"] for entry in entries)
+    return ", ".join(f"{what}: {count}" for what, count in sorted(counts.items()))
+
+
+def slowest(entries):
+    return max((entry["t1"] - entry["t0"] for entry in entries), default=0.0)
 
 
 def recovery(records, faults):

@@ -167,12 +167,12 @@ def workers(master):
 
 
 def subscribers(port):
-    """The open waits of each worker, as far as a few dozen /healthz calls (each a new connection) show."""
+    """The open waits of each worker, as far as a few dozen /healthz/details calls (each a new connection) show."""
     seen = {}
     for _ in range(40):
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=10) as answer:
-            health = json.load(answer)
-        seen[health["worker"]] = health["subscribers"]
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz/details", timeout=10) as answer:
+            details = json.load(answer)
+        seen[details["worker"]] = details["subscribers"]
     return seen
 
 

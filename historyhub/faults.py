@@ -9,6 +9,7 @@ JSON under ``/api/``, a short page elsewhere (docs/operations.md).
 import logging
 
 import psycopg
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 from django.http import HttpResponse, JsonResponse
 from django.template.loader import render_to_string
@@ -41,6 +42,13 @@ API_ERRORS = {
 
 def error_response(code, message, status):
     return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+
+
+def payload_too_large():
+    """413 for a request body over HISTORYHUB_MAX_BODY_BYTES: the server refuses it as it arrives
+    (historyhub.serving.bodies), ApiBodyLimitMiddleware by its Content-Length wherever else Django runs."""
+    limit = settings.HISTORYHUB_MAX_BODY_BYTES
+    return error_response("payload_too_large", f"The request body is larger than {limit} bytes.", 413)
 
 
 def is_api(request):

@@ -1,4 +1,4 @@
-"""Cross-cutting HTTP concerns: the health check, static files, faults, the API's body limit and the CSP header.
+"""Cross-cutting HTTP concerns: static files, faults, the API's body limit and the CSP header.
 
 Every middleware here can run in an async chain: one that could not would make
 Django hold a thread for each request for as long as it lasts, waits and live
@@ -7,20 +7,16 @@ its answer is plain Python, run on the event loop, where Django's
 ``MiddlewareMixin`` would hand each step to a thread and back.
 """
 
-import os
 import sys
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
 from django.core.signals import got_request_exception
-from django.db import connection
 from django.dispatch import receiver
-from django.http import JsonResponse
 from django.utils.cache import patch_cache_control
 from whitenoise.middleware import WhiteNoiseMiddleware
 
-from historyhub import faults, live, streaming
-from historyhub.faults import error_response
+from historyhub import faults, streaming
 
 
 class ChainMiddleware:
@@ -55,25 +51,6 @@ class PlainMiddleware(ChainMiddleware):
 
     def after(self, request, response):
         return response
-
-
-class HealthCheckMiddleware(PlainMiddleware):
-    """``/healthz`` answers before host validation and the HTTPS redirect, so a
-    container's own probe on 127.0.0.1 works; it is up when the database answers.
-    It also says which worker answered and how many waits and live streams it holds open."""
-
-    def __call__(self, request):
-        if request.path == "/healthz":
-            return sync_to_async(self.check)() if self.async_mode else self.check()
-        return super().__call__(request)
-
-    def check(self):
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT 1")
-        except Exception as error:  # any database failure means unhealthy
-            return JsonResponse({"status": "unavailable", "error": type(error).__name__}, status=503)
-        return JsonResponse({"status": "ok", "worker": os.getpid(), "subscribers": live.hub.subscriber_count()})
 
 
 class StaticFilesMiddleware(WhiteNoiseMiddleware):
@@ -129,17 +106,19 @@ class FaultMiddleware(PlainMiddleware):
 
 
 class ApiBodyLimitMiddleware(PlainMiddleware):
-    """Answer 413 for an API request body over the limit before anything parses it."""
+    """Answer 413 for an API request body over the limit before anything parses it.
+
+    Under the server (historyhub.asgi) a body over the limit never gets this far; this is the
+    same rule for requests that reach Django another way (the test client, another server)."""
 
     def before(self, request):
         if request.path.startswith("/api/"):
-            limit = settings.HISTORYHUB_MAX_BODY_BYTES
             try:
                 length = int(request.META.get("CONTENT_LENGTH") or 0)
             except ValueError:
                 length = 0
-            if length > limit:
-                return error_response("payload_too_large", f"The request body is larger than {limit} bytes.", 413)
+            if length > settings.HISTORYHUB_MAX_BODY_BYTES:
+                return faults.payload_too_large()
         return None
 
 

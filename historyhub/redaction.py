@@ -20,7 +20,8 @@ CREDENTIALS = [
     re.compile(r"(?i)(unexpected auth - ')[^'\n]*"),
     # A scheme and a token of 8 or more characters with a digit or a base64 sign in it (not "basic settings").
     re.compile(r"(?i)(\b(?:basic|bearer|digest|negotiate)\s+)(?=[\w.~+/=-]{8})[\w.~+/-]*[0-9+/=][\w.~+/=-]*"),
-    re.compile(r"()\bhh_[A-Za-z0-9_-]{16,}"),
+    # A key, also percent-encoded as a URL may carry it (an access log line shows the query as it came).
+    re.compile(r"()\bhh(?:_|%5[Ff])(?:[A-Za-z0-9_-]|%[0-9A-Fa-f]{2}){16,}"),
 ]
 
 

@@ -4,6 +4,7 @@ Every variable is parsed strictly: a value that cannot be understood stops the
 process at start-up instead of being silently replaced by a default.
 """
 
+import ipaddress
 import os
 import re
 from datetime import timedelta
@@ -64,6 +65,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
+    # Before staticfiles: its collectstatic leaves a stamp, which bin/start's --if-stale compares.
+    "historyhub.serving",
     "django.contrib.staticfiles",
     "django_htmx",
     "ninja",
@@ -77,7 +80,6 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    "historyhub.middleware.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "historyhub.middleware.ContentSecurityPolicyMiddleware",
     "historyhub.middleware.StaticFilesMiddleware",
@@ -114,11 +116,17 @@ TEMPLATES = [
     },
 ]
 
-# Serving -------------------------------------------------------------------
+# Serving (historyhub/serving/, docs/operations.md) -----------------------------
 
 # Threads per worker process for requests that do not wait (historyhub.asgi): as many as a process
 # has database connections, so a busy worker queues requests instead of making them wait for a connection.
 REQUEST_THREADS = envint("REQUEST_THREADS", envint("DATABASE_POOL_SIZE", 10, minimum=1), minimum=1)
+# Seconds a connection has to send a whole request head, from when it opens or its last answer was
+# sent; one that has not is closed (historyhub.serving.protocol).
+REQUEST_HEADER_TIMEOUT = envint("REQUEST_HEADER_TIMEOUT", 10, minimum=1)
+# Seconds a request body has to arrive whole once its head has; later, the request is answered 408
+# and the connection closed (historyhub.serving.bodies).
+REQUEST_BODY_TIMEOUT = envint("REQUEST_BODY_TIMEOUT", 30, minimum=1)
 
 # Databases ------------------------------------------------------------------
 
@@ -227,6 +235,17 @@ STORAGES = {
 
 BEHIND_HTTPS_PROXY = envbool("BEHIND_HTTPS_PROXY", False)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_HTTPS_PROXY else None
+# The addresses whose X-Forwarded-For and X-Forwarded-Proto the server believes (uvicorn's proxy
+# headers, set up by historyhub.serving.worker): nobody's unless a proxy is in front.
+FORWARDED_ALLOW_IPS = envlist("FORWARDED_ALLOW_IPS", ["127.0.0.1"] if BEHIND_HTTPS_PROXY else [])
+if FORWARDED_ALLOW_IPS and not BEHIND_HTTPS_PROXY:
+    raise ImproperlyConfigured("FORWARDED_ALLOW_IPS names a proxy: set BEHIND_HTTPS_PROXY=True too, or leave it empty")
+for _address in FORWARDED_ALLOW_IPS:
+    try:
+        if _address != "*":
+            ipaddress.ip_network(_address)  # as uvicorn reads it: 10.0.0.0/8, not 10.0.0.1/8
+    except ValueError:
+        raise ImproperlyConfigured(f"FORWARDED_ALLOW_IPS holds addresses or networks, not {_address!r}") from None
 SECURE_SSL_REDIRECT = envbool("SECURE_SSL_REDIRECT", not DEBUG)
 SESSION_COOKIE_SECURE = envbool("SECURE_COOKIES", not DEBUG)
 CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
@@ -241,6 +260,8 @@ SESSION_COOKIE_HTTPONLY = True
 # HistoryHub limits (docs/api.md, "Limits") -------------------------------------
 
 HISTORYHUB_MAX_BODY_BYTES = envint("HISTORYHUB_MAX_BODY_BYTES", 10 * 1024 * 1024)
+# The request line and headers together (historyhub.serving.protocol: 414 or 431 beyond).
+HISTORYHUB_MAX_HEADER_BYTES = envint("HISTORYHUB_MAX_HEADER_BYTES", 64 * 1024, minimum=1024)
 HISTORYHUB_MAX_ITEMS_PER_REQUEST = envint("HISTORYHUB_MAX_ITEMS_PER_REQUEST", 1000)
 HISTORYHUB_MAX_ITEM_BYTES = envint("HISTORYHUB_MAX_ITEM_BYTES", 1024 * 1024)
 # A client action's arguments, description, comment, response and response schema, each, serialised.

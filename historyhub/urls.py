@@ -4,7 +4,7 @@ from django.urls import include, path
 
 from historyhub.api import api
 
-# /healthz is answered by historyhub.middleware.HealthCheckMiddleware.
+# /healthz and /healthz/details are answered before Django, by historyhub.serving.health.
 # Of Django's account views only logging in and out, and changing one's own password once logged in: there is no
 # self-service password reset (it would mail reset links from an unthrottled form); an operator resets a
 # password in the admin or with `manage.py changepassword` (docs/operations.md, "People and passwords").

@@ -21,6 +21,11 @@ VARIABLES = [
     "API_RATE_LIMITS",
     "LOGIN_FAILURE_LIMIT",
     "LOGIN_COOLOFF_MINUTES",
+    "BEHIND_HTTPS_PROXY",
+    "FORWARDED_ALLOW_IPS",
+    "REQUEST_HEADER_TIMEOUT",
+    "REQUEST_BODY_TIMEOUT",
+    "HISTORYHUB_MAX_HEADER_BYTES",
 ]
 
 
@@ -89,9 +94,32 @@ def test_the_cache_is_per_process_memory_unless_cache_url_names_a_redis(monkeypa
     assert cache["LOCATION"] == "redis://cache:6379/2"
 
 
+def test_forwarded_headers_are_trusted_from_nobody_unless_a_proxy_is_in_front(monkeypatch):
+    assert settings_with(monkeypatch)["FORWARDED_ALLOW_IPS"] == []
+    assert settings_with(monkeypatch, BEHIND_HTTPS_PROXY="True")["FORWARDED_ALLOW_IPS"] == ["127.0.0.1"]
+    proxies = settings_with(monkeypatch, BEHIND_HTTPS_PROXY="True", FORWARDED_ALLOW_IPS="10.0.0.0/8, ::1")
+    assert proxies["FORWARDED_ALLOW_IPS"] == ["10.0.0.0/8", "::1"]
+
+
+def test_request_heads_and_bodies_have_their_limits_by_default(monkeypatch):
+    settings = settings_with(monkeypatch)
+    assert (settings["REQUEST_HEADER_TIMEOUT"], settings["REQUEST_BODY_TIMEOUT"]) == (10, 30)
+    assert settings["HISTORYHUB_MAX_HEADER_BYTES"] == 65536
+
+
 @pytest.mark.parametrize(
     "environment, message",
     [
+        (
+            {"FORWARDED_ALLOW_IPS": "127.0.0.1"},
+            "FORWARDED_ALLOW_IPS names a proxy: set BEHIND_HTTPS_PROXY=True too, or leave it empty",
+        ),
+        (
+            {"BEHIND_HTTPS_PROXY": "True", "FORWARDED_ALLOW_IPS": "proxy.internal"},
+            "FORWARDED_ALLOW_IPS holds addresses or networks, not 'proxy.internal'",
+        ),
+        ({"REQUEST_BODY_TIMEOUT": "0"}, "REQUEST_BODY_TIMEOUT must be at least 1, not '0'"),
+        ({"HISTORYHUB_MAX_HEADER_BYTES": "100"}, "HISTORYHUB_MAX_HEADER_BYTES must be at least 1024, not '100'"),
         ({"DATABASE_POOL_TIMEOUT": "0"}, "DATABASE_POOL_TIMEOUT must be at least 1, not '0'"),
         ({"DATABASE_CONNECT_TIMEOUT": "soon"}, "DATABASE_CONNECT_TIMEOUT must be a whole number, not 'soon'"),
         ({"LOGIN_FAILURE_LIMIT": "0"}, "LOGIN_FAILURE_LIMIT must be at least 1, not '0'"),

@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 
 from historyhub.apikeys.models import ApiKey
-from tests.support.servers import HTTPS, ProductionServer, collect_static, fetch, production_environment
+from tests.support.servers import HTTPS, ProductionServer, fetch, production_environment
 from tests.support.tcp_proxy import TcpProxy
 
 POOL_TIMEOUT = 2
@@ -38,19 +38,9 @@ def call(url, headers):
     return Answer(response.status, response.headers, response.read(), time.monotonic() - started)
 
 
-@pytest.fixture(scope="module")
-def static_root(tmp_path_factory):
-    """collectstatic once for the module."""
-    root = tmp_path_factory.mktemp("static")
-    collect_static(production_environment(root, STATIC_ROOT=str(root)))
-    return root
-
-
 @contextlib.contextmanager
-def production_server(tmp_path, static_root, database_url, WEB_CONCURRENCY="1", **extra):
-    environment = production_environment(
-        tmp_path, STATIC_ROOT=str(static_root), DATA_DIR=str(tmp_path), DATABASE_URL=database_url, **extra
-    )
+def production_server(tmp_path, database_url, WEB_CONCURRENCY="1", **extra):
+    environment = production_environment(tmp_path, DATABASE_URL=database_url, **extra)
     with ProductionServer(environment, tmp_path / "server.log", workers=int(WEB_CONCURRENCY)) as server:
         yield server.url
 
@@ -92,7 +82,7 @@ def assert_unavailable(api, page):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_postgresql_restarting_or_away_never_gets_a_500_and_service_comes_back_by_itself(tmp_path, static_root):
+def test_postgresql_restarting_or_away_never_gets_a_500_and_service_comes_back_by_itself(tmp_path):
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL's connection pool and restarts")
     _, key = ApiKey.issue("faults", "write")
@@ -103,7 +93,7 @@ def test_postgresql_restarting_or_away_never_gets_a_500_and_service_comes_back_b
         "DATABASE_CONNECT_TIMEOUT": str(POOL_TIMEOUT),
     }
     try:
-        with production_server(tmp_path, static_root, database_url(proxy.port), **environment) as base:
+        with production_server(tmp_path, database_url(proxy.port), **environment) as base:
 
             def api():
                 return call(f"{base}/api/v1/sessions", {"Authorization": f"Bearer {key}"})
@@ -145,12 +135,12 @@ def redis_is_running():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_with_a_redis_cache_every_worker_counts_against_one_rate_limit(tmp_path, static_root):
+def test_with_a_redis_cache_every_worker_counts_against_one_rate_limit(tmp_path):
     if not redis_is_running():
         pytest.skip("Redis is not running on 127.0.0.1:6379")
     _, key = ApiKey.issue("limited", "read")
     environment = {"WEB_CONCURRENCY": "2", "CACHE_URL": "redis://127.0.0.1:6379/0", "API_RATE_LIMITS": "10/min"}
-    with production_server(tmp_path, static_root, database_url(), **environment) as base:
+    with production_server(tmp_path, database_url(), **environment) as base:
         answers = [call(f"{base}/api/v1/sessions", {"Authorization": f"Bearer {key}"}) for _ in range(14)]
 
     assert [answer.status for answer in answers] == [200] * 10 + [429] * 4

@@ -68,3 +68,12 @@ def test_the_debug_error_page_hides_the_authorization_header_and_keys_in_variabl
     # The raw answer: a secret must appear nowhere in it, neither as text nor in any attribute or script.
     assert SECRET not in response.content.decode() and key not in response.content.decode()
     assert "key [redacted] refused" in parse(response).text("#summary")
+
+
+def test_a_key_percent_encoded_in_a_logged_url_is_redacted(db, log_output):
+    _, key = ApiKey.issue("encoded", "read")
+    encoded = key.replace("_", "%5F").replace("-", "%2D")
+
+    logging.getLogger("historyhub").warning('"GET /api/v1/sessions?api_key=%s HTTP/1.1" 401', encoded)
+
+    assert '"GET /api/v1/sessions?api_key=[redacted] HTTP/1.1" 401' in log_output.getvalue()

@@ -103,3 +103,64 @@ def test_a_500_an_html_answer_and_a_503_outside_the_restart_fail():
     checks = stress_checks.http_checks(records, faults)
 
     assert [check.passed for check in checks] == [False, False, False, False, True, True]
+
+
+FAULTS = {"start": 0.0, "kill": {"at": 10.0, "grace": 1.0}, "restart": {"began": 20.0, "up": 22.0, "window_end": 42.0}}
+
+
+def answered(t0, status, body):
+    return {"t0": t0, "t1": t0 + 0.1, "outcome": "answered", "status": status, "body": body}
+
+
+def refused(t0, status, code):
+    return answered(t0, status, {"error": {"code": code, "message": "…"}})
+
+
+def withstood():
+    """An attack the server withstood: attackers refused or dropped, probes answered (one cut by the SIGKILL)."""
+    return {
+        "slowBodies": [
+            refused(1.0, 408, "request_timeout"),
+            {"t0": 9.0, "t1": 10.2, "outcome": "dropped"},
+            {"t0": 50.0, "t1": 60.0, "outcome": "held"},
+        ],
+        "oversized": [refused(2.0, 431, "headers_too_large"), {"t0": 3.0, "t1": 3.1, "outcome": "dropped"}],
+        "probes": [
+            answered(4.0, 200, {"status": "ok"}),
+            {"t0": 10.0, "t1": 10.1, "outcome": "dropped"},
+            answered(21.0, 503, {"status": "unavailable"}),
+        ],
+    }
+
+
+def failed_attack_checks(attack):
+    return [check.name for check in stress_checks.attack_checks(attack, FAULTS) if not check.passed]
+
+
+def test_an_attack_the_server_withstood_passes_the_attack_checks():
+    assert failed_attack_checks(withstood()) == []
+
+
+def test_a_slow_body_or_an_oversized_head_that_was_served_fails():
+    attack = withstood()
+    attack["slowBodies"].append(refused(5.0, 400, "invalid_input"))
+    attack["oversized"].append(answered(6.0, 200, {"items": []}))
+
+    assert failed_attack_checks(attack) == [
+        "every slow body was answered 408 or dropped, none served",
+        "every oversized head was answered 431 or dropped",
+    ]
+
+
+def test_a_probe_unanswered_or_unavailable_outside_the_restart_fails():
+    for probe in (
+        {"t0": 45.0, "t1": 55.0, "outcome": "error", "error": "TimeoutError: timed out"},
+        answered(50.0, 503, {"status": "unavailable"}),
+        answered(6.0, 200, {"status": "ok", "worker": 123}),
+    ):
+        attack = withstood()
+        attack["probes"].append(probe)
+
+        assert failed_attack_checks(attack) == [
+            "every /healthz probe was answered: ok, or 503 unavailable while PostgreSQL restarted"
+        ], probe

@@ -7,8 +7,9 @@ from django.db import transaction
 
 from historyhub.apikeys.auth import BearerApiKey
 from historyhub.apikeys.models import Scope
+from historyhub.faults import error_response
 from historyhub.idempotency import records
-from historyhub.middleware import ChainMiddleware, error_response
+from historyhub.middleware import ChainMiddleware
 
 API_PREFIX = "/api/v1/"
 HEADER = "Idempotency-Key"

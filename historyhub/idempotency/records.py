@@ -16,8 +16,8 @@ from django.db import connection
 from django.http import HttpResponse
 from django.utils import timezone
 
+from historyhub.faults import error_response
 from historyhub.idempotency.models import IdempotencyRecord
-from historyhub.middleware import error_response
 
 REPLAYED_HEADER = "Idempotent-Replayed"
 REUSED_MESSAGE = "This Idempotency-Key was already used with a different request."

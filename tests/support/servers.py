@@ -6,8 +6,11 @@
 - ``ProductionServer``: ``bin/start`` as the Docker image runs it (gunicorn,
   uvicorn workers, DEBUG off), in its own processes; ``fetch`` speaks to it
   as a browser behind the HTTPS proxy would, without following redirects.
+  Its static files are collected once for the test run (``shared_static_root``),
+  so its ``collectstatic --if-stale`` finds them current.
 """
 
+import fcntl
 import json
 import os
 import secrets
@@ -18,6 +21,7 @@ import sys
 import threading
 import urllib.error
 import urllib.request
+from functools import cache
 from pathlib import Path
 
 import uvicorn
@@ -30,7 +34,8 @@ from tests.support.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-START_SECONDS = 30
+# Migrations on a new database, and a first collectstatic, take a while on a busy machine.
+START_SECONDS = 60
 
 
 class InProcessServer:
@@ -66,33 +71,62 @@ def database_url():
 
 
 def production_environment(tmp_path, **extra):
+    """What bin/start reads in production, behind the HTTPS proxy; ``tmp_path`` is the server's DATA_DIR."""
     environment = {key: value for key, value in os.environ.items() if key not in ("DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")}
     environment.update(
         PATH=f"{BIN}{os.pathsep}{environment.get('PATH', '')}",
         DEBUG="False",
         SECRET_KEY=secrets.token_urlsafe(50),
         ALLOWED_HOSTS="historyhub.example.com",
-        STATIC_ROOT=str(tmp_path / "static"),
+        DATA_DIR=str(tmp_path),
+        STATIC_ROOT=str(shared_static_root()),
         BEHIND_HTTPS_PROXY="True",
     )
     environment.update(extra)
     return environment
 
 
-class ProductionServer:
-    """``bin/start`` on a free port; its output goes to a file, read when something fails."""
+@cache
+def shared_static_root():
+    """The production servers' static files, collected (or found current) once per test run, under a
+    lock: test runs side by side in this checkout share the folder."""
+    root = ROOT / "test-artifacts" / "static"
+    root.parent.mkdir(exist_ok=True)
+    environment = {key: value for key, value in os.environ.items() if key != "DEBUG"}
+    environment.update(DEBUG="False", SECRET_KEY="collectstatic-only", STATIC_ROOT=str(root))
+    with open(root.parent / "static.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        collected = subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "--if-stale"],
+            cwd=ROOT,
+            env=environment,
+            capture_output=True,
+            text=True,
+        )
+    assert collected.returncode == 0, collected.stderr
+    return root
 
-    def __init__(self, environment, log_path, workers=1):
+
+class ProductionServer:
+    """``bin/start`` (of ``root``, this checkout unless told) on a free port of ``host``; its output goes
+    to a file, read when something fails or a test looks for a line."""
+
+    def __init__(self, environment, log_path, workers=1, root=ROOT, host="127.0.0.1"):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.environment = {**environment, "BIND": f"127.0.0.1:{self.port}", "WEB_CONCURRENCY": str(workers)}
+        self.environment = {**environment, "BIND": f"{host}:{self.port}", "WEB_CONCURRENCY": str(workers)}
         self.log_path = log_path
+        self.root = Path(root)
         self.process = None
 
     def __enter__(self):
         self.log = open(self.log_path, "w")  # noqa: SIM115 - closed in __exit__
         self.process = subprocess.Popen(
-            [str(ROOT / "bin" / "start")], cwd=ROOT, env=self.environment, stdout=self.log, stderr=subprocess.STDOUT
+            [str(self.root / "bin" / "start")],
+            cwd=self.root,
+            env=self.environment,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
         )
         until(self.healthy, START_SECONDS, f"the start of bin/start ({self.output()})")
         return self
@@ -111,29 +145,24 @@ class ProductionServer:
         except OSError:
             return False
 
+    def details(self):
+        """What /healthz/details tells a request from this machine: the worker's pid and its subscribers."""
+        with urllib.request.urlopen(f"{self.url}/healthz/details", timeout=5) as answer:
+            return json.load(answer)
+
     def subscribers(self):
         """The waits and live streams open in the worker (there is one unless asked otherwise)."""
-        with urllib.request.urlopen(f"{self.url}/healthz", timeout=5) as answer:
-            return json.load(answer)["subscribers"]
+        return self.details()["subscribers"]
 
     def restart_workers(self):
         """What a deploy does: the master starts new workers and stops the old ones gracefully."""
         self.process.send_signal(signal.SIGHUP)
 
     def output(self):
-        return Path(self.log_path).read_text()[-3000:]
+        return self.log_text()[-3000:]
 
-
-def collect_static(environment):
-    """collectstatic into the environment's STATIC_ROOT: production pages need its manifest."""
-    collected = subprocess.run(
-        [sys.executable, "manage.py", "collectstatic", "--noinput"],
-        cwd=ROOT,
-        env=environment,
-        capture_output=True,
-        text=True,
-    )
-    assert collected.returncode == 0, collected.stderr
+    def log_text(self):
+        return Path(self.log_path).read_text(errors="replace")
 
 
 class NoRedirects(urllib.request.HTTPRedirectHandler):
