@@ -21,6 +21,7 @@ VARIABLES = [
     "API_RATE_LIMITS",
     "LOGIN_FAILURE_LIMIT",
     "LOGIN_COOLOFF_MINUTES",
+    "MEDIA_ALLOWED_HOSTS",
 ]
 
 
@@ -89,9 +90,17 @@ def test_the_cache_is_per_process_memory_unless_cache_url_names_a_redis(monkeypa
     assert cache["LOCATION"] == "redis://cache:6379/2"
 
 
+def test_no_host_may_show_media_unless_the_operator_names_it(monkeypatch):
+    assert settings_with(monkeypatch)["MEDIA_ALLOWED_HOSTS"] == []
+    allowed = settings_with(monkeypatch, MEDIA_ALLOWED_HOSTS="Media.Example.com, *.cdn.example.com,localhost:8080")
+    assert allowed["MEDIA_ALLOWED_HOSTS"] == ["media.example.com", "*.cdn.example.com", "localhost:8080"]
+
+
 @pytest.mark.parametrize(
     "environment, message",
     [
+        ({"MEDIA_ALLOWED_HOSTS": "https://media.example.com"}, "not 'https://media.example.com'"),
+        ({"MEDIA_ALLOWED_HOSTS": "'self' *"}, "host names like media.example.com, not \"'self' *\""),
         ({"DATABASE_POOL_TIMEOUT": "0"}, "DATABASE_POOL_TIMEOUT must be at least 1, not '0'"),
         ({"DATABASE_CONNECT_TIMEOUT": "soon"}, "DATABASE_CONNECT_TIMEOUT must be a whole number, not 'soon'"),
         ({"LOGIN_FAILURE_LIMIT": "0"}, "LOGIN_FAILURE_LIMIT must be at least 1, not '0'"),

@@ -25,7 +25,7 @@ from django_htmx.http import HttpResponseClientRedirect, push_url
 
 from historyhub import live
 from historyhub.approvals.deciders import Decider
-from historyhub.dashboard import stream, timeline
+from historyhub.dashboard import media, stream, timeline
 from historyhub.dashboard.forms import (
     CursorQuery,
     DecisionForm,
@@ -133,7 +133,10 @@ def session_detail(request, session_id):
     context = {"session": session, "chunk": chunk}
     if request.htmx:
         return render(request, "dashboard/fragments/timeline_chunk.html", context)
-    return render(request, "dashboard/session.html", context)
+    response = render(request, "dashboard/session.html", context)
+    # The media of the hosts the person asked to load, and only theirs, may load on this page (docs/dashboard.md).
+    response.media_hosts = media.chosen_hosts(request)
+    return response
 
 
 @require_GET

@@ -11,14 +11,14 @@ from django import template
 from django.utils import timezone
 from django.utils.timesince import timesince
 
+from historyhub.dashboard import media
 from historyhub.history import client_actions
 
 register = template.Library()
 
-# A browser never runs script from these: web URLs, inline data (for media
-# only) and paths on this site. Everything else, javascript: included, is text.
+# A browser never runs script from these: web URLs and paths on this site. Everything
+# else, javascript: included, is text (media sources: historyhub.dashboard.media).
 LINK_URL = re.compile(r"(?i)(https?://|/)")
-MEDIA_URL = re.compile(r"(?i)(https?://|data:|/)")
 CODE_FENCE = re.compile(r"```([\w+.#-]*)[^\S\n]*\n(.*?)\n?```", re.DOTALL)
 USAGE_LABELS = {
     "inputTokens": "input",
@@ -52,9 +52,10 @@ def link_href(value):
     return value if isinstance(value, str) and LINK_URL.match(value) else ""
 
 
-@register.filter
-def media_src(value):
-    return value if isinstance(value, str) and MEDIA_URL.match(value) else ""
+@register.simple_tag(takes_context=True)
+def media_source(context, url, session_id, entry_pk):
+    """How a session page shows a media part: loaded, or waiting for a click (historyhub.dashboard.media)."""
+    return media.source(url, context["request"], session_id, entry_pk)
 
 
 @register.filter
