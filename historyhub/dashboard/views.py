@@ -11,8 +11,8 @@ from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
 from django.db import transaction
 from django.db.models import Count, Max
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
@@ -24,7 +24,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, push_url
 
 from historyhub import live
-from historyhub.approvals.deciders import Decider
+from historyhub.approvals.deciders import DECIDE_PERMISSION, Decider
 from historyhub.dashboard import media, stream, timeline
 from historyhub.dashboard.forms import (
     CursorQuery,
@@ -38,7 +38,12 @@ from historyhub.history import client_actions, paging, sessions
 from historyhub.history.errors import DomainError, SessionNotFound
 from historyhub.history.models import ClientAction, TimelineEntry
 
-DECIDE = "history.decide_clientaction"
+# What the 403 page tells a person who may read but not decide (templates/403.html).
+DECIDE_DENIED = (
+    "Deciding client actions needs the permission “Can approve or reject client actions” "
+    "(history.decide_clientaction), which you do not have. "
+    "Ask an administrator of this HistoryHub to add you to the Approvers group."
+)
 SESSIONS_PAGE_SIZE = 25
 # The sessions page counts matches up to here, then says "More than 200" (docs/search.md, "Counting").
 SESSIONS_COUNT_LIMIT = 200
@@ -57,6 +62,18 @@ def login_required(view):
             page = request.htmx.current_url_abs_path or "/"
             return HttpResponseClientRedirect(f"{settings.LOGIN_URL}?{urlencode({'next': page})}")
         return redirect_to_login(request.get_full_path())
+
+    return wrapper
+
+
+def decider_required(view):
+    """Only a person who may decide gets to the view; anyone else gets the 403 page, saying what they lack."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.has_perm(DECIDE_PERMISSION):
+            raise PermissionDenied(DECIDE_DENIED)
+        return view(request, *args, **kwargs)
 
     return wrapper
 
@@ -158,7 +175,7 @@ def session_updates(request, session_id):
 
 @require_POST
 @login_required
-@permission_required(DECIDE, raise_exception=True)
+@decider_required
 def decide_entry(request, session_id, entry_id):
     """Approve or reject the client action of one timeline card, and answer with the card as it is now."""
     session = session_or_404(session_id)
@@ -238,7 +255,7 @@ def approvals(request):
 
 @require_POST
 @login_required
-@permission_required(DECIDE, raise_exception=True)
+@decider_required
 def decide_selected(request):
     """Approve or reject one or several waiting client actions from the approvals page."""
     form = SelectedDecisionForm(request.POST)
