@@ -25,7 +25,7 @@ from django_htmx.http import HttpResponseClientRedirect, push_url
 
 from historyhub import live
 from historyhub.approvals.deciders import DECIDE_PERMISSION, Decider
-from historyhub.dashboard import media, stream, timeline
+from historyhub.dashboard import json_preview, media, stream, timeline
 from historyhub.dashboard.forms import (
     CursorQuery,
     DecisionForm,
@@ -34,7 +34,7 @@ from historyhub.dashboard.forms import (
     SessionFilters,
     TimelineQuery,
 )
-from historyhub.history import client_actions, paging, sessions
+from historyhub.history import client_actions, jsonvalues, paging, sessions
 from historyhub.history.errors import DomainError, SessionNotFound
 from historyhub.history.models import ClientAction, TimelineEntry
 
@@ -48,6 +48,8 @@ SESSIONS_PAGE_SIZE = 25
 # The sessions page counts matches up to here, then says "More than 200" (docs/search.md, "Counting").
 SESSIONS_COUNT_LIMIT = 200
 APPROVALS_PAGE_SIZE = 50
+# The timeline cards that show a call's arguments.
+CALL_CARDS = ("action", "client_action")
 
 
 def login_required(view):
@@ -221,6 +223,36 @@ def decide_entry(request, session_id, entry_id):
     )
 
 
+@require_GET
+@login_required
+def entry_arguments(request, session_id, entry_id):
+    """All the arguments of a tool call card, of which the card shows a bounded preview (a client action
+    the agent wrote down itself, with no record: the whole item)."""
+    entry = TimelineEntry.objects.filter(session_id=session_id, pk=entry_id, type__in=CALL_CARDS).first()
+    item = entry.value if entry is not None else {}
+    if entry is None or (entry.type == "action" and "arguments" not in item):
+        raise Http404("No such tool call card.")
+    return whole_json(jsonvalues.dumps(item["arguments"] if entry.type == "action" else item))
+
+
+@require_GET
+@login_required
+def action_arguments(request, session_id, call_id):
+    """All the arguments a client action asks to run with, or with ``?approved=1`` those it was approved with."""
+    action = ClientAction.objects.filter(session_id=session_id, call_id=call_id).first()
+    text = None
+    if action is not None:
+        text = action.approved_arguments_json if "approved" in request.GET else action.arguments_json
+    if text is None:
+        raise Http404("No such client action, or no approved arguments.")
+    return whole_json(text)
+
+
+def whole_json(stored):
+    """Stored JSON as a document, indented, its hidden characters as escapes: nothing hides here either."""
+    return HttpResponse(json_preview.escaped(stored), content_type="application/json; charset=utf-8")
+
+
 # Approvals ------------------------------------------------------------------------
 
 
@@ -235,7 +267,14 @@ def approvals_context(actions, stamp, page):
     if not paged.items and page > 1:
         # The last actions of this page were just decided: show the last page there is.
         paged = paging.page_of(actions, pages(paged.total, APPROVALS_PAGE_SIZE), APPROVALS_PAGE_SIZE)
-    return {"stamp": stamp, **page_context(paged)}
+    context = {"stamp": stamp, **page_context(paged)}
+    context["rows"] = [approval_row(action) for action in paged.items]
+    return context
+
+
+def approval_row(action):
+    """What an approvals card shows of its action beyond the record: bounded arguments and hidden characters."""
+    return {"action": action, **timeline.action_view(action)}
 
 
 @require_GET

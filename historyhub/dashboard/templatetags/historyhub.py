@@ -1,7 +1,8 @@
 """Template filters for agent data and the navigation's inbox count.
 
-Everything here returns plain strings: the templates' auto-escaping stays in
-charge, and nothing an agent wrote is ever marked safe.
+Everything here returns plain strings, so the templates' auto-escaping stays in
+charge, but ``visible``: it escapes the text itself and returns it with its
+hidden characters as markers (``hidden_characters.marked``).
 """
 
 import json
@@ -11,7 +12,7 @@ from django import template
 from django.utils import timezone
 from django.utils.timesince import timesince
 
-from historyhub.dashboard import media
+from historyhub.dashboard import hidden_characters, media, timeline
 from historyhub.history import client_actions
 
 register = template.Library()
@@ -35,6 +36,18 @@ def pretty_json(value):
 
 
 @register.filter
+def visible(value):
+    """Text with its invisible and direction-changing characters shown as ⟨U+202E⟩ markers (escaped: markup)."""
+    return hidden_characters.marked(value)
+
+
+@register.filter
+def visible_plain(value):
+    """The same markers as plain text, for an attribute or a title."""
+    return hidden_characters.labelled(value)
+
+
+@register.filter
 def readable(value):
     """Text as it is, unless it holds a JSON object or array (tool outputs often do); any other value as pretty JSON."""
     if not isinstance(value, str):
@@ -50,6 +63,12 @@ def readable(value):
 @register.filter
 def link_href(value):
     return value if isinstance(value, str) and LINK_URL.match(value) else ""
+
+
+@register.filter
+def action_view(action):
+    """A client action's arguments as bounded previews, and whether its texts hide characters (for the admin)."""
+    return timeline.action_view(action) if action is not None else {}
 
 
 @register.simple_tag(takes_context=True)
