@@ -78,11 +78,30 @@ def reject_constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
 
+class DecisionField(forms.ChoiceField):
+    """The decision a button names. Never defaulted: a form sent any other way (Enter in a field) decides nothing."""
+
+    def __init__(self):
+        super().__init__(
+            choices=[("approve", "Approve"), ("reject", "Reject")],
+            error_messages={"required": "Nothing was decided: press Approve or Reject to decide."},
+        )
+
+
+class CommentField(forms.CharField):
+    """A comment typed in a box: browsers send its line breaks as CR LF, kept as LF."""
+
+    widget = forms.Textarea
+
+    def to_python(self, value):
+        return super().to_python(value).replace("\r\n", "\n")
+
+
 class DecisionForm(forms.Form):
     """Approve or reject one client action; on approve, the arguments may be edited as a JSON object."""
 
-    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
-    comment = forms.CharField(required=False, widget=forms.Textarea)
+    decision = DecisionField()
+    comment = CommentField(required=False)
     arguments = forms.CharField(required=False, strip=False, widget=forms.Textarea)
 
     def clean(self):
@@ -141,6 +160,6 @@ class SelectedDecisionForm(forms.Form):
     """Approve or reject the selected client actions, each with its original arguments."""
 
     selected = ActionKeysField()
-    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
-    comment = forms.CharField(required=False)
+    decision = DecisionField()
+    comment = CommentField(required=False)
     page = forms.IntegerField(required=False, min_value=1)

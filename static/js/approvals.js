@@ -1,6 +1,7 @@
-// The approvals page: "Select all", the count of selected actions, and bulk
-// buttons that wait for a selection. htmx redraws the list, so everything is
-// looked up again on each change instead of being bound once.
+// The approvals page: "Select all", the count of selected actions, bulk
+// buttons that wait for a selection, and Enter that decides nothing. htmx
+// redraws the list, so everything is looked up again on each change instead
+// of being bound once.
 (function () {
   "use strict";
 
@@ -31,6 +32,15 @@
     }
     refresh();
   });
+  // Enter on a checkbox would submit its form through the first enabled button (the server would
+  // refuse it, as it names no decision); here it does nothing at all.
+  document.addEventListener("keydown", function (event) {
+    var field = event.target;
+    if (event.key === "Enter" && field.matches("input") && field.form && field.form.querySelector(".enter-guard")) {
+      event.preventDefault();
+    }
+  });
+
   document.addEventListener("htmx:afterSettle", refresh);
   document.addEventListener("DOMContentLoaded", refresh);
 })();

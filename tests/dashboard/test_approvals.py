@@ -60,6 +60,28 @@ def test_an_approver_gets_inline_buttons_and_a_bulk_form(approver_client, inbox)
     assert page.one("script[src='/static/js/approvals.js']").get("defer") == ""
 
 
+def test_no_field_of_a_decision_form_decides_by_enter(approver_client, inbox):
+    page = parse(approver_client.get(URL))
+    forms = page.all("form#bulk-decision, form.approval-decision")
+    assert len(forms) == 3
+    for form in forms:
+        # A browser submits a form on Enter through its first submit button: disabled, it submits nothing.
+        # Chromium answers Enter on a checkbox with the first enabled one: it names no decision.
+        first, second = form.all("button[type=submit]")[:2]
+        assert first.get("disabled") == "" and first.get("hidden") == "" and not first.get("name")
+        assert second.get("disabled") is None and second.get("hidden") == "" and not second.get("name")
+        assert [button.text() for button in form.all("button[name=decision]")] == ["Approve", "Reject"]
+    assert [field.tag for field in page.all("form.approval-decision [name=comment], #bulk-comment")] == ["textarea"] * 3
+
+
+def test_a_decision_sent_without_its_buttons_decides_nothing_and_says_which_buttons_do(approver_client, inbox):
+    for data in ({"selected": "s-old/a1", "comment": "No - already paid"}, {"selected": ["s-old/a1", "s-new/b/1"]}):
+        response = post(approver_client, DECIDE, data, htmx=True)
+        assert response.status_code == 422
+        assert parse(response).text("#approval-messages") == "Nothing was decided: press Approve or Reject to decide."
+    assert status("s-old", "a1") == "waiting" and status("s-new", "b/1") == "waiting"
+
+
 def test_approving_one_inline_resolves_it_as_the_approver(approver_client, inbox):
     response = post(
         approver_client, DECIDE, {"selected": "s-new/b/1", "decision": "approve", "comment": "fine"}, htmx=True
