@@ -157,9 +157,27 @@ class ActionKeysField(forms.Field):
 
 
 class SelectedDecisionForm(forms.Form):
-    """Approve or reject the selected client actions, each with its original arguments."""
+    """Approve or reject the selected client actions, or every waiting one, each with its original arguments.
 
-    selected = ActionKeysField()
+    A decision on more than one is confirmed: ``confirmed`` with the ``fingerprint`` of the set the
+    confirmation showed (``batch.Batch``).
+    """
+
+    selected = ActionKeysField(required=False)
+    all_waiting = forms.BooleanField(required=False)
     decision = DecisionField()
     comment = CommentField(required=False)
     page = forms.IntegerField(required=False, min_value=1)
+    confirmed = forms.BooleanField(required=False)
+    fingerprint = forms.CharField(required=False, max_length=64)
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("all_waiting") and not data.get("selected") and "selected" not in self.errors:
+            self.add_error("selected", ActionKeysField.default_error_messages["required"])
+        return data
+
+    @property
+    def needs_confirmation(self):
+        """One action is decided at a click, as on its timeline card; several, or every waiting one, once confirmed."""
+        return self.cleaned_data["all_waiting"] or len(self.cleaned_data["selected"]) > 1

@@ -13,7 +13,6 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.db import transaction
 from django.db.models import Count, Max
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import redirect, render
@@ -21,11 +20,11 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.http import HttpResponseClientRedirect, push_url
+from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retarget
 
 from historyhub import live
 from historyhub.approvals.deciders import DECIDE_PERMISSION, Decider
-from historyhub.dashboard import json_preview, media, stream, timeline
+from historyhub.dashboard import batch, destructive, json_preview, media, stream, timeline
 from historyhub.dashboard.forms import (
     CursorQuery,
     DecisionForm,
@@ -273,8 +272,13 @@ def approvals_context(actions, stamp, page):
 
 
 def approval_row(action):
-    """What an approvals card shows of its action beyond the record: bounded arguments and hidden characters."""
-    return {"action": action, **timeline.action_view(action)}
+    """What an approvals card shows of its action beyond the record: bounded arguments, hidden characters
+    and why it looks destructive."""
+    return {
+        "action": action,
+        "destructive": destructive.reasons(action.name, action.arguments_json),
+        **timeline.action_view(action),
+    }
 
 
 @require_GET
@@ -296,40 +300,65 @@ def approvals(request):
 @login_required
 @decider_required
 def decide_selected(request):
-    """Approve or reject one or several waiting client actions from the approvals page."""
+    """Approve or reject one waiting client action from the approvals page, or, once confirmed,
+    several of them or every waiting one (docs/dashboard.md, "Batch decisions")."""
     form = SelectedDecisionForm(request.POST)
-    status = 200
-    if form.is_valid():
-        decision = form.cleaned_data["decision"]
-        selected = form.cleaned_data["selected"]
-        try:
-            # All or nothing: one action that cannot be decided leaves every other one waiting.
-            with transaction.atomic():
-                for session_id, call_id in selected:
-                    client_actions.decide(
-                        session_id,
-                        call_id,
-                        decision=decision,
-                        comment=form.cleaned_data["comment"],
-                        decider=Decider.person(request.user),
-                    )
-        except DomainError as error:
-            status = error.status
-            messages.error(request, f"{error.message} Nothing was decided.")
-        else:
-            verb = "Approved" if decision == "approve" else "Rejected"
-            messages.success(request, f"{verb} {len(selected)} action{'s' if len(selected) != 1 else ''}.")
-    else:
-        status = 422
+    if not form.is_valid():
         for error in form.errors.values():
             messages.error(request, " ".join(error))
+        return decided(request, form, status=422)
+    data = form.cleaned_data
+    keys = data["selected"]
+    if form.needs_confirmation:
+        found = batch.every_waiting() if data["all_waiting"] else batch.waiting_among(keys)
+        if not data["confirmed"]:
+            return confirmation(request, form, found)
+        if data["fingerprint"] != found.fingerprint:
+            return confirmation(request, form, found, changed=True)
+        if data["all_waiting"]:
+            keys = found.keys
+    status = 200
+    try:
+        batch.decide(keys, decision=data["decision"], comment=data["comment"], decider=Decider.person(request.user))
+    except DomainError as error:
+        status = error.status
+        messages.error(request, f"{error.message} Nothing was decided.")
+    else:
+        verb = "Approved" if data["decision"] == "approve" else "Rejected"
+        messages.success(request, f"{verb} {len(keys)} action{'s' if len(keys) != 1 else ''}.")
+    return decided(request, form, status)
 
+
+def decided(request, form, status):
+    """The approvals page after a decision (or a refusal): the list as it is now, or, without htmx, a redirect to it."""
     page = form.cleaned_data.get("page") or 1
     if request.htmx:
         actions = client_actions.listing(status="waiting")
         context = approvals_context(actions, approvals_stamp(actions), page)
         return render(request, "dashboard/fragments/approvals_result.html", context, status=status)
     return redirect(f"{reverse('dashboard:approvals')}?{urlencode({'page': page})}")
+
+
+def confirmation(request, form, found, changed=False):
+    """What a decision on several actions would decide, to confirm or cancel: swapped in above the list
+    by htmx, a page of its own without. 409 when what waits changed since the last confirmation."""
+    data = form.cleaned_data
+    rows = found.rows()
+    context = {
+        "batch": found,
+        "rows": rows,
+        "destructive_count": sum(1 for row in rows if row["destructive"]),
+        "decision": data["decision"],
+        "comment": data["comment"],
+        "all_waiting": data["all_waiting"],
+        "page": data["page"] or 1,
+        "changed": changed,
+    }
+    status = 409 if changed else 200
+    if request.htmx:
+        response = render(request, "dashboard/fragments/batch_confirmation.html", context, status=status)
+        return reswap(retarget(response, "#approval-confirmation"), "innerHTML show:top")
+    return render(request, "dashboard/approvals_confirm.html", context, status=status)
 
 
 @require_GET

@@ -180,8 +180,13 @@ def test_an_approver_approves_several_actions_together(approver_page, inbox):
     expect(page.locator("#selected-count")).to_have_text("2 selected")
     bulk.get_by_placeholder("Comment for the selected actions (optional)").fill("Both fine.")
     bulk.get_by_role("button", name="Approve").click()
+    confirmation = page.get_by_role("region", name="Approve 2 actions?")
+    expect(confirmation.get_by_role("listitem")).to_have_count(2)
+    assert client_actions.get("refund-1", "call_refund").status == "waiting"
+    confirmation.get_by_role("button", name="Confirm: approve 2 actions").click()
 
     expect(page.get_by_text("Approved 2 actions.")).to_be_visible()
+    expect(confirmation).to_have_count(0)
     expect(page.locator(".approval")).to_have_count(1)
     expect(page.locator(".approval")).to_contain_text("send invoice")
     expect(page.locator("#inbox-count")).to_have_text("1")
@@ -193,9 +198,10 @@ def test_an_approver_approves_several_actions_together(approver_page, inbox):
 def test_select_all_ticks_every_action(approver_page, inbox):
     page = approver_page
     page.goto("/approvals/")
-    page.get_by_label("Select all").check()
+    page.get_by_label("Select all 3 on this page").check()
     expect(page.locator("#selected-count")).to_have_text("3 selected")
     page.locator("#bulk-decision").get_by_role("button", name="Reject").click()
+    page.get_by_role("button", name="Confirm: reject 3 actions").click()
     expect(page.get_by_text("Nothing is waiting for a person.")).to_be_visible()
     expect(page.locator("#inbox-count")).to_have_text("0")
 
