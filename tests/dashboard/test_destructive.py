@@ -40,3 +40,7 @@ def test_names_and_arguments_that_delete_remove_drop_destroy_or_move_money_are_c
 )
 def test_look_alikes_and_flags_that_are_not_true_are_not(name, arguments):
     assert reasons(name, arguments) == []
+
+
+def test_every_word_starts_with_a_stem_the_quick_look_finds():
+    assert [word for word in destructive.WORDS if not word.startswith(tuple(destructive.STEMS))] == []
