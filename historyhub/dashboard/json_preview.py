@@ -1,11 +1,11 @@
 """Pretty JSON for a page, bounded (docs/dashboard.md, "Large arguments").
 
-An action's arguments may be megabytes; fifty of them on the approvals page
+An action's arguments may hold a megabyte; fifty of them on the approvals page
 would make a page of fifty. A page shows the first ``PREVIEW_CHARS`` characters
 of the pretty JSON, with the whole value's size and a link to all of it. The
 preview is indented straight from the stored compact text, token by token, and
-stops at the bound: a 6 MB value costs what its first 20 KB cost, and is never
-parsed for a page.
+stops at the bound: a megabyte costs what its first 20 KB cost, and is not
+parsed for it.
 """
 
 import re
