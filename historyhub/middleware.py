@@ -131,16 +131,22 @@ class NoStoreMiddleware(PlainMiddleware):
         return response
 
 
-class ContentSecurityPolicyMiddleware(PlainMiddleware):
-    """A strict policy: the pages have no inline scripts or styles to allow."""
-
-    # The interactive API docs are served from ninja's own static files, so they keep to it too.
-    policy = (
-        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: https: http:; "
-        "media-src 'self' data: https: http:; object-src 'none'; base-uri 'self'; form-action 'self'; "
-        "frame-ancestors 'none'"
+def content_security_policy(media_hosts=()):
+    """A strict policy: the pages have no inline scripts or styles to allow, and load images, audio and
+    video from this site, data: URLs and the hosts an operator allows, plus those an answer names
+    (a session page a person asked to load one host's media: historyhub.dashboard.media)."""
+    media = " ".join(["'self'", "data:", *settings.MEDIA_ALLOWED_HOSTS, *media_hosts])
+    return (
+        f"default-src 'self'; script-src 'self'; style-src 'self'; img-src {media}; media-src {media}; "
+        "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
     )
 
+
+class ContentSecurityPolicyMiddleware(PlainMiddleware):
+    """Every answer's Content-Security-Policy; the interactive API docs are served from ninja's own static
+    files, so they keep to it too. An answer may name hosts its page loads media from (``media_hosts``)."""
+
     def after(self, request, response):
-        response.headers.setdefault("Content-Security-Policy", self.policy)
+        policy = content_security_policy(getattr(response, "media_hosts", ()))
+        response.headers.setdefault("Content-Security-Policy", policy)
         return response

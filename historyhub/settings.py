@@ -256,6 +256,13 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
+# Hosts whose images, audio and video session pages load as they open; media from any other host waits
+# for a click (docs/dashboard.md, "Media"). Host names, "*.example.com" for its subdomains, ":port" if not
+# the default; the Content-Security-Policy names them.
+MEDIA_ALLOWED_HOSTS = [host.lower() for host in envlist("MEDIA_ALLOWED_HOSTS", [])]
+for _host in MEDIA_ALLOWED_HOSTS:
+    if not re.fullmatch(r"(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:[0-9]{1,5})?", _host):
+        raise ImproperlyConfigured(f"MEDIA_ALLOWED_HOSTS holds host names like media.example.com, not {_host!r}")
 
 # HistoryHub limits (docs/api.md, "Limits") -------------------------------------
 

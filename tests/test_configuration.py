@@ -26,6 +26,7 @@ VARIABLES = [
     "REQUEST_HEADER_TIMEOUT",
     "REQUEST_BODY_TIMEOUT",
     "HISTORYHUB_MAX_HEADER_BYTES",
+    "MEDIA_ALLOWED_HOSTS",
 ]
 
 
@@ -107,6 +108,12 @@ def test_request_heads_and_bodies_have_their_limits_by_default(monkeypatch):
     assert settings["HISTORYHUB_MAX_HEADER_BYTES"] == 65536
 
 
+def test_no_host_may_show_media_unless_the_operator_names_it(monkeypatch):
+    assert settings_with(monkeypatch)["MEDIA_ALLOWED_HOSTS"] == []
+    allowed = settings_with(monkeypatch, MEDIA_ALLOWED_HOSTS="Media.Example.com, *.cdn.example.com,localhost:8080")
+    assert allowed["MEDIA_ALLOWED_HOSTS"] == ["media.example.com", "*.cdn.example.com", "localhost:8080"]
+
+
 @pytest.mark.parametrize(
     "environment, message",
     [
@@ -120,6 +127,8 @@ def test_request_heads_and_bodies_have_their_limits_by_default(monkeypatch):
         ),
         ({"REQUEST_BODY_TIMEOUT": "0"}, "REQUEST_BODY_TIMEOUT must be at least 1, not '0'"),
         ({"HISTORYHUB_MAX_HEADER_BYTES": "100"}, "HISTORYHUB_MAX_HEADER_BYTES must be at least 1024, not '100'"),
+        ({"MEDIA_ALLOWED_HOSTS": "https://media.example.com"}, "not 'https://media.example.com'"),
+        ({"MEDIA_ALLOWED_HOSTS": "'self' *"}, "host names like media.example.com, not \"'self' *\""),
         ({"DATABASE_POOL_TIMEOUT": "0"}, "DATABASE_POOL_TIMEOUT must be at least 1, not '0'"),
         ({"DATABASE_CONNECT_TIMEOUT": "soon"}, "DATABASE_CONNECT_TIMEOUT must be a whole number, not 'soon'"),
         ({"LOGIN_FAILURE_LIMIT": "0"}, "LOGIN_FAILURE_LIMIT must be at least 1, not '0'"),

@@ -78,11 +78,30 @@ def reject_constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
 
+class DecisionField(forms.ChoiceField):
+    """The decision a button names. Never defaulted: a form sent any other way (Enter in a field) decides nothing."""
+
+    def __init__(self):
+        super().__init__(
+            choices=[("approve", "Approve"), ("reject", "Reject")],
+            error_messages={"required": "Nothing was decided: press Approve or Reject to decide."},
+        )
+
+
+class CommentField(forms.CharField):
+    """A comment typed in a box: browsers send its line breaks as CR LF, kept as LF."""
+
+    widget = forms.Textarea
+
+    def to_python(self, value):
+        return super().to_python(value).replace("\r\n", "\n")
+
+
 class DecisionForm(forms.Form):
     """Approve or reject one client action; on approve, the arguments may be edited as a JSON object."""
 
-    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
-    comment = forms.CharField(required=False, widget=forms.Textarea)
+    decision = DecisionField()
+    comment = CommentField(required=False)
     arguments = forms.CharField(required=False, strip=False, widget=forms.Textarea)
 
     def clean(self):
@@ -138,9 +157,27 @@ class ActionKeysField(forms.Field):
 
 
 class SelectedDecisionForm(forms.Form):
-    """Approve or reject the selected client actions, each with its original arguments."""
+    """Approve or reject the selected client actions, or every waiting one, each with its original arguments.
 
-    selected = ActionKeysField()
-    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
-    comment = forms.CharField(required=False)
+    A decision on more than one is confirmed: ``confirmed`` with the ``fingerprint`` of the set the
+    confirmation showed (``batch.Batch``).
+    """
+
+    selected = ActionKeysField(required=False)
+    all_waiting = forms.BooleanField(required=False)
+    decision = DecisionField()
+    comment = CommentField(required=False)
     page = forms.IntegerField(required=False, min_value=1)
+    confirmed = forms.BooleanField(required=False)
+    fingerprint = forms.CharField(required=False, max_length=64)
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("all_waiting") and not data.get("selected") and "selected" not in self.errors:
+            self.add_error("selected", ActionKeysField.default_error_messages["required"])
+        return data
+
+    @property
+    def needs_confirmation(self):
+        """One action is decided at a click, as on its timeline card; several, or every waiting one, once confirmed."""
+        return self.cleaned_data["all_waiting"] or len(self.cleaned_data["selected"]) > 1

@@ -13,6 +13,7 @@ from django.db.models import Max
 from django.urls import reverse
 from django.utils import timezone
 
+from historyhub.dashboard import hidden_characters, json_preview
 from historyhub.history import client_action_cards, history_pages, jsonvalues, validation
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import ClientAction, TimelineEntry
@@ -177,8 +178,19 @@ def card(entry, item, action=None, now=None):
         "status": status,
         "status_class": status if status in KNOWN_STATUSES else "other",
     }
+    if entry.type == "action" and "arguments" in item:
+        data["arguments"] = json_preview.of_value(item["arguments"])
+    elif entry.type == "client_action" and action is None:
+        # An action the agent wrote down itself, with no record to decide: the item is all there is.
+        data["arguments"] = json_preview.of_value(item)
     if action is not None or entry.type == "client_action":
         data.update(client_action_view(item, action, now or timezone.now()))
+    if entry.type in ("action", "client_action"):
+        data["hidden_characters"] = (
+            data.get("hidden_characters")
+            or hidden_characters.contains(item.get("name"), item.get("callId"))
+            or ("arguments" in data and data["arguments"].hidden_characters)
+        )
     if entry.type == "message":
         data["role"] = item.get("role")
     elif entry.type == "subagent":
@@ -199,9 +211,28 @@ def client_action_view(item, action, now):
         "waiting": state == "waiting",
         "edited": False,
     }
-    if action is not None and action.approved_arguments_json is not None:
-        view["edited"] = not jsonvalues.equal(action.arguments, action.approved_arguments)
+    if action is not None:
+        view.update(action_view(action))
+        if action.approved_arguments_json is not None:
+            view["edited"] = action.arguments_json != action.approved_arguments_json and not jsonvalues.equal(
+                action.arguments, action.approved_arguments
+            )
     return view
+
+
+def action_view(action):
+    """What every page shows of a client action's own texts: its arguments as bounded previews, and
+    whether any of its texts holds a character ``hidden_characters`` makes visible (the card warns)."""
+    arguments = json_preview.of_stored(action.arguments_json)
+    approved = None
+    if action.approved_arguments_json is not None:
+        approved = json_preview.of_stored(action.approved_arguments_json)
+    hidden = (
+        arguments.hidden_characters
+        or (approved is not None and approved.hidden_characters)
+        or hidden_characters.contains(action.name, action.call_id, action.description, action.comment)
+    )
+    return {"arguments": arguments, "approved_arguments": approved, "hidden_characters": hidden}
 
 
 def session_url(session_id):

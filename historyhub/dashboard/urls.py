@@ -9,6 +9,13 @@ urlpatterns = [
     path("sessions/<str:session_id>/", views.session_detail, name="session"),
     path("sessions/<str:session_id>/updates/", views.session_updates, name="session_updates"),
     path("sessions/<str:session_id>/entries/<int:entry_id>/decision/", views.decide_entry, name="decide_entry"),
+    path("sessions/<str:session_id>/entries/<int:entry_id>/arguments/", views.entry_arguments, name="entry_arguments"),
+    # A call id may hold any character, "/" included: the path converter, then a fixed last segment.
+    path(
+        "sessions/<str:session_id>/client-actions/<path:call_id>/arguments/",
+        views.action_arguments,
+        name="action_arguments",
+    ),
     path("approvals/", views.approvals, name="approvals"),
     path("approvals/decisions/", views.decide_selected, name="decide_selected"),
     path("approvals/count/", views.inbox_count, name="inbox_count"),

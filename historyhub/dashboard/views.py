@@ -11,9 +11,8 @@ from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth.decorators import permission_required
 from django.contrib.auth.views import redirect_to_login
-from django.db import transaction
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Max
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import redirect, render
@@ -21,11 +20,11 @@ from django.urls import reverse
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.http import HttpResponseClientRedirect, push_url
+from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retarget
 
 from historyhub import live
-from historyhub.approvals.deciders import Decider
-from historyhub.dashboard import stream, timeline
+from historyhub.approvals.deciders import DECIDE_PERMISSION, Decider
+from historyhub.dashboard import batch, destructive, json_preview, media, stream, timeline
 from historyhub.dashboard.forms import (
     CursorQuery,
     DecisionForm,
@@ -34,15 +33,22 @@ from historyhub.dashboard.forms import (
     SessionFilters,
     TimelineQuery,
 )
-from historyhub.history import client_actions, paging, sessions
+from historyhub.history import client_actions, jsonvalues, paging, sessions
 from historyhub.history.errors import DomainError, SessionNotFound
 from historyhub.history.models import ClientAction, TimelineEntry
 
-DECIDE = "history.decide_clientaction"
+# What the 403 page tells a person who may read but not decide (templates/403.html).
+DECIDE_DENIED = (
+    "Deciding client actions needs the permission “Can approve or reject client actions” "
+    "(history.decide_clientaction), which you do not have. "
+    "Ask an administrator of this HistoryHub to add you to the Approvers group."
+)
 SESSIONS_PAGE_SIZE = 25
 # The sessions page counts matches up to here, then says "More than 200" (docs/search.md, "Counting").
 SESSIONS_COUNT_LIMIT = 200
 APPROVALS_PAGE_SIZE = 50
+# The timeline cards that show a call's arguments.
+CALL_CARDS = ("action", "client_action")
 
 
 def login_required(view):
@@ -57,6 +63,18 @@ def login_required(view):
             page = request.htmx.current_url_abs_path or "/"
             return HttpResponseClientRedirect(f"{settings.LOGIN_URL}?{urlencode({'next': page})}")
         return redirect_to_login(request.get_full_path())
+
+    return wrapper
+
+
+def decider_required(view):
+    """Only a person who may decide gets to the view; anyone else gets the 403 page, saying what they lack."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not request.user.has_perm(DECIDE_PERMISSION):
+            raise PermissionDenied(DECIDE_DENIED)
+        return view(request, *args, **kwargs)
 
     return wrapper
 
@@ -133,7 +151,10 @@ def session_detail(request, session_id):
     context = {"session": session, "chunk": chunk}
     if request.htmx:
         return render(request, "dashboard/fragments/timeline_chunk.html", context)
-    return render(request, "dashboard/session.html", context)
+    response = render(request, "dashboard/session.html", context)
+    # The media of the hosts the person asked to load, and only theirs, may load on this page (docs/dashboard.md).
+    response.media_hosts = media.chosen_hosts(request)
+    return response
 
 
 @require_GET
@@ -155,7 +176,7 @@ def session_updates(request, session_id):
 
 @require_POST
 @login_required
-@permission_required(DECIDE, raise_exception=True)
+@decider_required
 def decide_entry(request, session_id, entry_id):
     """Approve or reject the client action of one timeline card, and answer with the card as it is now."""
     session = session_or_404(session_id)
@@ -201,6 +222,36 @@ def decide_entry(request, session_id, entry_id):
     )
 
 
+@require_GET
+@login_required
+def entry_arguments(request, session_id, entry_id):
+    """All the arguments of a tool call card, of which the card shows a bounded preview (a client action
+    the agent wrote down itself, with no record: the whole item)."""
+    entry = TimelineEntry.objects.filter(session_id=session_id, pk=entry_id, type__in=CALL_CARDS).first()
+    item = entry.value if entry is not None else {}
+    if entry is None or (entry.type == "action" and "arguments" not in item):
+        raise Http404("No such tool call card.")
+    return whole_json(jsonvalues.dumps(item["arguments"] if entry.type == "action" else item))
+
+
+@require_GET
+@login_required
+def action_arguments(request, session_id, call_id):
+    """All the arguments a client action asks to run with, or with ``?approved=1`` those it was approved with."""
+    action = ClientAction.objects.filter(session_id=session_id, call_id=call_id).first()
+    text = None
+    if action is not None:
+        text = action.approved_arguments_json if "approved" in request.GET else action.arguments_json
+    if text is None:
+        raise Http404("No such client action, or no approved arguments.")
+    return whole_json(text)
+
+
+def whole_json(stored):
+    """Stored JSON as a document, indented, its hidden characters as escapes: nothing hides here either."""
+    return HttpResponse(json_preview.escaped(stored), content_type="application/json; charset=utf-8")
+
+
 # Approvals ------------------------------------------------------------------------
 
 
@@ -215,7 +266,19 @@ def approvals_context(actions, stamp, page):
     if not paged.items and page > 1:
         # The last actions of this page were just decided: show the last page there is.
         paged = paging.page_of(actions, pages(paged.total, APPROVALS_PAGE_SIZE), APPROVALS_PAGE_SIZE)
-    return {"stamp": stamp, **page_context(paged)}
+    context = {"stamp": stamp, **page_context(paged)}
+    context["rows"] = [approval_row(action) for action in paged.items]
+    return context
+
+
+def approval_row(action):
+    """What an approvals card shows of its action beyond the record: bounded arguments, hidden characters
+    and why it looks destructive."""
+    return {
+        "action": action,
+        "destructive": destructive.reasons(action.name, action.arguments_json),
+        **timeline.action_view(action),
+    }
 
 
 @require_GET
@@ -235,42 +298,67 @@ def approvals(request):
 
 @require_POST
 @login_required
-@permission_required(DECIDE, raise_exception=True)
+@decider_required
 def decide_selected(request):
-    """Approve or reject one or several waiting client actions from the approvals page."""
+    """Approve or reject one waiting client action from the approvals page, or, once confirmed,
+    several of them or every waiting one (docs/dashboard.md, "Batch decisions")."""
     form = SelectedDecisionForm(request.POST)
-    status = 200
-    if form.is_valid():
-        decision = form.cleaned_data["decision"]
-        selected = form.cleaned_data["selected"]
-        try:
-            # All or nothing: one action that cannot be decided leaves every other one waiting.
-            with transaction.atomic():
-                for session_id, call_id in selected:
-                    client_actions.decide(
-                        session_id,
-                        call_id,
-                        decision=decision,
-                        comment=form.cleaned_data["comment"],
-                        decider=Decider.person(request.user),
-                    )
-        except DomainError as error:
-            status = error.status
-            messages.error(request, f"{error.message} Nothing was decided.")
-        else:
-            verb = "Approved" if decision == "approve" else "Rejected"
-            messages.success(request, f"{verb} {len(selected)} action{'s' if len(selected) != 1 else ''}.")
-    else:
-        status = 422
+    if not form.is_valid():
         for error in form.errors.values():
             messages.error(request, " ".join(error))
+        return decided(request, form, status=422)
+    data = form.cleaned_data
+    keys = data["selected"]
+    if form.needs_confirmation:
+        found = batch.every_waiting() if data["all_waiting"] else batch.waiting_among(keys)
+        if not data["confirmed"]:
+            return confirmation(request, form, found)
+        if data["fingerprint"] != found.fingerprint:
+            return confirmation(request, form, found, changed=True)
+        if data["all_waiting"]:
+            keys = found.keys
+    status = 200
+    try:
+        batch.decide(keys, decision=data["decision"], comment=data["comment"], decider=Decider.person(request.user))
+    except DomainError as error:
+        status = error.status
+        messages.error(request, f"{error.message} Nothing was decided.")
+    else:
+        verb = "Approved" if data["decision"] == "approve" else "Rejected"
+        messages.success(request, f"{verb} {len(keys)} action{'s' if len(keys) != 1 else ''}.")
+    return decided(request, form, status)
 
+
+def decided(request, form, status):
+    """The approvals page after a decision (or a refusal): the list as it is now, or, without htmx, a redirect to it."""
     page = form.cleaned_data.get("page") or 1
     if request.htmx:
         actions = client_actions.listing(status="waiting")
         context = approvals_context(actions, approvals_stamp(actions), page)
         return render(request, "dashboard/fragments/approvals_result.html", context, status=status)
     return redirect(f"{reverse('dashboard:approvals')}?{urlencode({'page': page})}")
+
+
+def confirmation(request, form, found, changed=False):
+    """What a decision on several actions would decide, to confirm or cancel: swapped in above the list
+    by htmx, a page of its own without. 409 when what waits changed since the last confirmation."""
+    data = form.cleaned_data
+    rows = found.rows()
+    context = {
+        "batch": found,
+        "rows": rows,
+        "destructive_count": sum(1 for row in rows if row["destructive"]),
+        "decision": data["decision"],
+        "comment": data["comment"],
+        "all_waiting": data["all_waiting"],
+        "page": data["page"] or 1,
+        "changed": changed,
+    }
+    status = 409 if changed else 200
+    if request.htmx:
+        response = render(request, "dashboard/fragments/batch_confirmation.html", context, status=status)
+        return reswap(retarget(response, "#approval-confirmation"), "innerHTML show:top")
+    return render(request, "dashboard/approvals_confirm.html", context, status=status)
 
 
 @require_GET

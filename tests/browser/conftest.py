@@ -50,6 +50,13 @@ def context(browser, asgi_live_server):
 
 @pytest.fixture
 def page(context):
+    page, problems = watched_page(context)
+    yield page
+    assert problems == []
+
+
+def watched_page(context):
+    """A page, and the CSP violations and script errors it met (a test expects none)."""
     page = context.new_page()
     page.set_default_timeout(10_000)
     problems = []
@@ -62,7 +69,19 @@ def page(context):
             else None
         ),
     )
+    return page, problems
+
+
+@pytest.fixture
+def no_script_page(browser, asgi_live_server, approver):
+    """An approver's page in a browser that runs no JavaScript: what works without it must work here."""
+    context = browser.new_context(
+        base_url=asgi_live_server.url, viewport={"width": 1280, "height": 900}, java_script_enabled=False
+    )
+    page, problems = watched_page(context)
+    log_in(page, "owner", "owner-password-1")
     yield page
+    context.close()
     assert problems == []
 
 

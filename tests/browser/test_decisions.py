@@ -1,12 +1,14 @@
 import json
+from urllib.parse import parse_qs
 
 import pytest
+from django.urls import reverse
 from playwright.sync_api import expect
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.history import client_actions, sessions
 from tests.support.actors import as_approver
-from tests.support.browser import LIVE_TIMEOUT_MS, screenshot
+from tests.support.browser import LIVE_TIMEOUT_MS, RequestLog, screenshot
 
 pytestmark = pytest.mark.browser
 
@@ -72,6 +74,80 @@ def inbox(refund_session):
     )
 
 
+PAID = "No - this customer already paid, do not send"
+DECISIONS = reverse("dashboard:decide_selected")
+
+
+def status(session_id, call_id):
+    return client_actions.get(session_id, call_id).status
+
+
+def reject_the_parcel(page):
+    """A decision to wait for: a request Enter had sent would have gone out before this one's answer came."""
+    page.locator(".approval").filter(has_text="redirect parcel").get_by_role("button", name="Reject").click()
+    expect(page.get_by_text("Rejected 1 action.")).to_be_visible()
+
+
+def decisions_sent(log, server):
+    return [parse_qs(request.post_data) for request in log.to(f"{server.url}{DECISIONS}", "POST")]
+
+
+def test_enter_in_a_comment_or_on_a_checkbox_of_the_approvals_page_decides_nothing(
+    approver_page, inbox, asgi_live_server
+):
+    page = approver_page
+    log = RequestLog(page)
+    page.goto("/approvals/")
+    comment = page.get_by_label("Comment on send invoice")
+    comment.fill(PAID)
+    comment.press("Enter")
+    expect(comment).to_have_value(f"{PAID}\n")
+    bulk = page.get_by_label("Comment for the selected actions")
+    bulk.fill(PAID)
+    bulk.press("Enter")
+    expect(bulk).to_have_value(f"{PAID}\n")
+    # Chromium answers Enter on a checkbox with the first enabled submit button of its form.
+    box = page.get_by_label("Select send invoice in")
+    box.check()
+    box.press("Enter")
+    reject_the_parcel(page)
+    [sent] = decisions_sent(log, asgi_live_server)
+    assert (sent["selected"], sent["decision"]) == (["parcel-9/call_parcel"], ["reject"])
+    assert status("invoice-7", "call_invoice") == "waiting" and status("refund-1", "call_refund") == "waiting"
+
+
+def test_without_javascript_enter_decides_nothing_either(no_script_page, inbox):
+    page = no_script_page
+    page.goto("/approvals/")
+    comment = page.get_by_label("Comment on send invoice")
+    comment.fill(PAID)
+    comment.press("Enter")
+    expect(comment).to_have_value(f"{PAID}\n")
+    # Here Enter on a checkbox sends the form with no decision button: the server decides nothing.
+    page.get_by_label("Select send invoice in").check()
+    page.get_by_label("Select send invoice in").press("Enter")
+    expect(page.get_by_text("Nothing was decided: press Approve or Reject to decide.")).to_be_visible()
+    assert status("invoice-7", "call_invoice") == "waiting" and status("refund-1", "call_refund") == "waiting"
+    page.get_by_label("Comment on send invoice").fill("Wrong VAT number.")
+    page.locator(".approval").filter(has_text="send invoice").get_by_role("button", name="Reject").click()
+    expect(page.get_by_text("Rejected 1 action.")).to_be_visible()
+    assert client_actions.get("invoice-7", "call_invoice").comment == "Wrong VAT number."
+
+
+def test_enter_in_the_comment_on_a_timeline_card_is_a_new_line_not_a_decision(approver_page, refund_session):
+    page = approver_page
+    page.goto("/sessions/refund-1/")
+    card = page.locator(".entry-client_action")
+    comment = card.get_by_label("Comment")
+    comment.fill(PAID)
+    comment.press("Enter")
+    comment.press_sequentially("Ask finance.")
+    card.get_by_role("button", name="Reject").click()
+    expect(card).to_contain_text("rejected")
+    rejected = client_actions.get("refund-1", "call_refund")
+    assert rejected.status == "rejected" and rejected.comment == f"{PAID}\nAsk finance."
+
+
 def test_an_approver_rejects_one_action_from_the_approvals_page(approver_page, inbox):
     page = approver_page
     page.get_by_role("link", name="Approvals").click()
@@ -104,8 +180,13 @@ def test_an_approver_approves_several_actions_together(approver_page, inbox):
     expect(page.locator("#selected-count")).to_have_text("2 selected")
     bulk.get_by_placeholder("Comment for the selected actions (optional)").fill("Both fine.")
     bulk.get_by_role("button", name="Approve").click()
+    confirmation = page.get_by_role("region", name="Approve 2 actions?")
+    expect(confirmation.get_by_role("listitem")).to_have_count(2)
+    assert client_actions.get("refund-1", "call_refund").status == "waiting"
+    confirmation.get_by_role("button", name="Confirm: approve 2 actions").click()
 
     expect(page.get_by_text("Approved 2 actions.")).to_be_visible()
+    expect(confirmation).to_have_count(0)
     expect(page.locator(".approval")).to_have_count(1)
     expect(page.locator(".approval")).to_contain_text("send invoice")
     expect(page.locator("#inbox-count")).to_have_text("1")
@@ -117,9 +198,10 @@ def test_an_approver_approves_several_actions_together(approver_page, inbox):
 def test_select_all_ticks_every_action(approver_page, inbox):
     page = approver_page
     page.goto("/approvals/")
-    page.get_by_label("Select all").check()
+    page.get_by_label("Select all 3 on this page").check()
     expect(page.locator("#selected-count")).to_have_text("3 selected")
     page.locator("#bulk-decision").get_by_role("button", name="Reject").click()
+    page.get_by_role("button", name="Confirm: reject 3 actions").click()
     expect(page.get_by_text("Nothing is waiting for a person.")).to_be_visible()
     expect(page.locator("#inbox-count")).to_have_text("0")
 

@@ -153,3 +153,21 @@ def test_a_card_that_is_not_a_client_action_cannot_be_decided(approver_client, r
     response = post(approver_client, f"/sessions/refund-1/entries/{message.pk}/decision/", {"decision": "approve"})
     assert response.status_code == 404
     assert action().status == "waiting"
+
+
+def test_a_decision_form_sent_without_its_buttons_decides_nothing_and_says_which_buttons_do(approver_client, refund):
+    response = post(
+        approver_client, decision_url("refund-1", "call_refund"), {"comment": "No - do not send"}, htmx=True
+    )
+    assert response.status_code == 422 and action().status == "waiting"
+    assert "Nothing was decided: press Approve or Reject to decide." in parse(response).text()
+
+
+def test_the_form_lets_no_field_decide_by_enter(approver_client, refund):
+    page = parse(approver_client.get("/sessions/refund-1/"))
+    form = page.one("form.decision")
+    # A browser submits a form on Enter through its first submit button: disabled, it submits nothing.
+    first = form.all("button[type=submit]")[0]
+    assert first.get("disabled") == "" and first.get("hidden") == "" and not first.get("name")
+    assert [field.tag for field in form.all("input:not([type=hidden]), textarea")] == ["textarea", "textarea"]
+    assert [button.text() for button in form.all("button[name=decision]")] == ["Approve", "Reject"]

@@ -1,4 +1,5 @@
-"""Who acts in tests: API clients with a key (and an Idempotency-Key), an approver, a browser-like dashboard post."""
+"""Who acts in tests: API clients with a key (and an Idempotency-Key), an approver, a browser-like dashboard post
+and the press of a batch confirmation's button."""
 
 import json
 
@@ -7,6 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from historyhub.approvals.deciders import Decider
+from tests.support.html import parse
 
 HTMX = {"HX-Request": "true"}
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -85,3 +87,9 @@ def post(client, url, data, htmx=False):
     """A dashboard form post carrying the CSRF token, as from htmx if ``htmx``."""
     headers = {"X-CSRFToken": csrf_token(client), **(HTMX if htmx else {})}
     return client.post(url, data, headers=headers)
+
+
+def confirm_batch(client, answer, htmx=True):
+    """Press the decision button of the batch confirmation in ``answer``, as a browser would."""
+    form = parse(answer).one("section.confirmation form")
+    return post(client, reverse("dashboard:decide_selected"), form.submitted(form.one("button[name=decision]")), htmx)

@@ -11,3 +11,17 @@ def screenshot(page, name):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     # caret="hide" would leave style="" on inputs, which htmx then copies when it settles a swap: a CSP violation.
     page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True, caret="initial")
+
+
+class RequestLog:
+    """Every request a page (or a whole browser context) sends, in the order Playwright reports them."""
+
+    def __init__(self, source):
+        self.requests = []
+        source.on("request", lambda request: self.requests.append(request))
+
+    def to(self, prefix, method=None):
+        """The requests whose URL starts with ``prefix`` (and whose method is ``method``)."""
+        return [
+            request for request in self.requests if request.url.startswith(prefix) and method in (None, request.method)
+        ]

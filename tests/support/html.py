@@ -3,7 +3,7 @@
 from bs4 import BeautifulSoup, NavigableString, Tag
 
 # Elements that flow within a line of text (those our pages use); any other element sets its text apart.
-INLINE = {"a", "abbr", "b", "code", "em", "i", "small", "span", "strong", "time"}
+INLINE = {"a", "abbr", "b", "code", "em", "i", "mark", "q", "small", "span", "strong", "time"}
 
 
 def parse(response):
@@ -97,6 +97,28 @@ class Html:
     def field(self, name):
         """The one form field (input, select, textarea) named ``name``."""
         return single(self.all(f"input[name='{name}'], select[name='{name}'], textarea[name='{name}']"), name)
+
+    def submitted(self, button=None):
+        """What a browser sends for this form when ``button`` (one of its buttons, or none) submits it:
+        {name: [values]} of its enabled fields, boxes only when ticked."""
+        data = {}
+        for field in self.all("input[name], textarea[name], select[name]"):
+            kind = field.get("type", "text")
+            if field.get("disabled") is not None or kind in ("submit", "button", "image", "reset"):
+                continue
+            if kind in ("checkbox", "radio") and field.get("checked") is None:
+                continue
+            if field.tag == "textarea":
+                value = field.exact_text()
+            elif field.tag == "select":
+                chosen = field.all("option[selected]") or field.all("option")[:1]
+                value = chosen[0].get("value", chosen[0].text()) if chosen else ""
+            else:
+                value = field.get("value", "on" if kind in ("checkbox", "radio") else "")
+            data.setdefault(field["name"], []).append(value)
+        if button is not None and button.get("name"):
+            data.setdefault(button["name"], []).append(button.get("value", ""))
+        return data
 
     def terms(self):
         """A description list's terms and what they describe: {dt text: dd text}."""

@@ -60,7 +60,8 @@ class TinyServer:
                 status, headers, payload = answer
                 content = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
                 self.send_response(status)
-                self.send_header("Content-Type", "application/json")
+                if "Content-Type" not in headers:
+                    self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(content)))
                 for name, value in headers.items():
                     self.send_header(name, value)

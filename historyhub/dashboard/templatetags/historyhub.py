@@ -1,7 +1,8 @@
 """Template filters for agent data and the navigation's inbox count.
 
-Everything here returns plain strings: the templates' auto-escaping stays in
-charge, and nothing an agent wrote is ever marked safe.
+Everything here returns plain strings, so the templates' auto-escaping stays in
+charge, but ``visible``: it escapes the text itself and returns it with its
+hidden characters as markers (``hidden_characters.marked``).
 """
 
 import json
@@ -11,14 +12,14 @@ from django import template
 from django.utils import timezone
 from django.utils.timesince import timesince
 
+from historyhub.dashboard import hidden_characters, media, timeline
 from historyhub.history import client_actions
 
 register = template.Library()
 
-# A browser never runs script from these: web URLs, inline data (for media
-# only) and paths on this site. Everything else, javascript: included, is text.
+# A browser never runs script from these: web URLs and paths on this site. Everything
+# else, javascript: included, is text (media sources: historyhub.dashboard.media).
 LINK_URL = re.compile(r"(?i)(https?://|/)")
-MEDIA_URL = re.compile(r"(?i)(https?://|data:|/)")
 CODE_FENCE = re.compile(r"```([\w+.#-]*)[^\S\n]*\n(.*?)\n?```", re.DOTALL)
 USAGE_LABELS = {
     "inputTokens": "input",
@@ -32,6 +33,18 @@ USAGE_LABELS = {
 @register.filter
 def pretty_json(value):
     return json.dumps(value, indent=2, ensure_ascii=False)
+
+
+@register.filter
+def visible(value):
+    """Text with its invisible and direction-changing characters shown as ⟨U+202E⟩ markers (escaped: markup)."""
+    return hidden_characters.marked(value)
+
+
+@register.filter
+def visible_plain(value):
+    """The same markers as plain text, for an attribute or a title."""
+    return hidden_characters.labelled(value)
 
 
 @register.filter
@@ -53,8 +66,15 @@ def link_href(value):
 
 
 @register.filter
-def media_src(value):
-    return value if isinstance(value, str) and MEDIA_URL.match(value) else ""
+def action_view(action):
+    """A client action's arguments as bounded previews, and whether its texts hide characters (for the admin)."""
+    return timeline.action_view(action) if action is not None else {}
+
+
+@register.simple_tag(takes_context=True)
+def media_source(context, url, session_id, entry_pk):
+    """How a session page shows a media part: loaded, or waiting for a click (historyhub.dashboard.media)."""
+    return media.source(url, context["request"], session_id, entry_pk)
 
 
 @register.filter

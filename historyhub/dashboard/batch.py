@@ -1,0 +1,70 @@
+"""Deciding several client actions at once, once a person has seen exactly which
+(docs/dashboard.md, "Batch decisions").
+
+A batch is the set of waiting actions a decision would resolve: those among
+the selected ones, or every waiting action (on every page). Its confirmation
+lists them, and carries the batch's fingerprint; the confirmed decision is
+carried out only if the batch it finds then has the same fingerprint, so what
+is decided is exactly what was shown. The decision itself is all or nothing.
+"""
+
+import hashlib
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from historyhub.dashboard import destructive
+from historyhub.history import client_actions
+
+SUMMARY_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Batch:
+    actions: list  # the waiting ClientActions it decides, oldest first
+    left_out: int = 0  # how many of the selected ones no longer wait
+
+    @property
+    def keys(self):
+        """Its actions as ("<session id>", "<call id>"), in lock order."""
+        return sorted((action.session_id, action.call_id) for action in self.actions)
+
+    @property
+    def fingerprint(self):
+        """Equal for batches of the same actions: the same records, not look-alikes (the pk is in it)."""
+        lines = sorted(f"{action.pk} {action.session_id}/{action.call_id}" for action in self.actions)
+        return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:32]
+
+    def rows(self):
+        """What the confirmation says of each action: why it looks destructive, and how its arguments begin."""
+        return [
+            {
+                "action": action,
+                "destructive": destructive.reasons(action.name, action.arguments_json),
+                "arguments": action.arguments_json[:SUMMARY_CHARS]
+                + ("…" if len(action.arguments_json) > SUMMARY_CHARS else ""),
+            }
+            for action in self.actions
+        ]
+
+
+def every_waiting():
+    return Batch(list(client_actions.listing(status="waiting")))
+
+
+def waiting_among(keys):
+    """The waiting actions among ("<session id>", "<call id>") keys."""
+    wanted = set(keys)
+    candidates = client_actions.listing(status="waiting").filter(
+        session_id__in={session_id for session_id, _ in wanted}, call_id__in={call_id for _, call_id in wanted}
+    )
+    actions = [action for action in candidates if (action.session_id, action.call_id) in wanted]
+    return Batch(actions, left_out=len(wanted) - len(actions))
+
+
+def decide(keys, *, decision, comment, decider):
+    """Decide every ("<session id>", "<call id>") key, in lock order, or none: one action that cannot be
+    decided raises its DomainError and leaves every other one waiting."""
+    with transaction.atomic():
+        for session_id, call_id in sorted(keys):
+            client_actions.decide(session_id, call_id, decision=decision, comment=comment, decider=decider)
