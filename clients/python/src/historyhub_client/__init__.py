@@ -2,20 +2,20 @@
 
 It imports nothing from Django::
 
-    from historyhub.client import AsyncHistoryHubClient, HistoryHubSession
+    from historyhub_client import AsyncHistoryHubClient, HistoryHubSession
 
     hub = AsyncHistoryHubClient("http://127.0.0.1:8000", api_key="hh_…")
     session = HistoryHubSession("support-42", hub, agent="support")
     result = await Runner.run(agent, "Where is my refund?", session=session)
 
 ``HistoryHubClient`` is the same client for scripts, with blocking calls.
-``historyhub.client.approvals`` (which needs ``openai-agents``) makes
+``historyhub_client.approvals`` (which needs ``openai-agents``) makes
 HistoryHub the approver of an Agents SDK agent's tools.
 """
 
-from historyhub.client.errors import HistoryHubError
-from historyhub.client.http import AsyncHistoryHubClient, HistoryHubClient
-from historyhub.client.session import HistoryHubSession
-from historyhub.client.transport import RetryPolicy
+from historyhub_client.errors import HistoryHubError
+from historyhub_client.http import AsyncHistoryHubClient, HistoryHubClient
+from historyhub_client.session import HistoryHubSession
+from historyhub_client.transport import RetryPolicy
 
 __all__ = ["AsyncHistoryHubClient", "HistoryHubClient", "HistoryHubError", "HistoryHubSession", "RetryPolicy"]
