@@ -1,4 +1,5 @@
-"""A Python client for HistoryHub's REST API, for agents (docs/python-client.md).
+"""A Python client for HistoryHub's REST API, for agents: the package historyhub-client (its README.md;
+HistoryHub's docs/python-client.md has every method).
 
 It imports nothing from Django::
 
@@ -9,8 +10,8 @@ It imports nothing from Django::
     result = await Runner.run(agent, "Where is my refund?", session=session)
 
 ``HistoryHubClient`` is the same client for scripts, with blocking calls.
-``historyhub_client.approvals`` (which needs ``openai-agents``) makes
-HistoryHub the approver of an Agents SDK agent's tools.
+``historyhub_client.approvals`` (which needs ``openai-agents``: the extra
+``agents``) makes HistoryHub the approver of an Agents SDK agent's tools.
 """
 
 from historyhub_client.errors import HistoryHubError
