@@ -6,12 +6,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 DEV_ENV := DEBUG=True
 JS := clients/js
+PY_CLIENT := clients/python
+PY_CLIENT_VENV := $(PY_CLIENT)/.venv
 
-.PHONY: run test test-js check stress api-check venv node-modules demo bench bench-waits clean
+.PHONY: run test test-js test-python-client check stress api-check venv node-modules demo bench bench-waits clean
 
 venv: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-bench.txt
+# The dev requirements install the Python client package too (editable: bench/ uses it).
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-bench.txt $(PY_CLIENT)/pyproject.toml
 	@test -n "$(PYTHON)" || { echo "HistoryHub needs Python 3.11 or newer"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -36,10 +39,29 @@ run: demo
 test: venv
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 	$(MAKE) --no-print-directory test-js
+	$(MAKE) --no-print-directory test-python-client
 
 # The JavaScript client against a live server run by this venv's Python, on DATABASE_URL's database.
 test-js: venv node-modules
 	cd $(JS) && PYTHON=$(abspath $(BIN)/python) npm test
+
+# The Python client package as an agent's project gets it: a fresh wheel in clients/python/dist, installed
+# from that file with [agents] into clients/python/.venv (no Django there), which is made anew whenever the
+# wheel or the test requirements change; the suite runs there against a server run by this venv's Python,
+# on DATABASE_URL's kind of database (clients/python/tests/support/server.py).
+test-python-client: venv
+	rm -rf $(PY_CLIENT)/dist
+	$(BIN)/python -m build --wheel --quiet --outdir $(PY_CLIENT)/dist $(PY_CLIENT)
+	@set -e; wheel=$$(ls $(PY_CLIENT)/dist/*.whl); \
+	installed="$$(sha256sum $$wheel $(PY_CLIENT)/requirements-test.txt)"; \
+	if [ "$$installed" != "$$(cat $(PY_CLIENT_VENV)/.installed 2>/dev/null)" ]; then \
+		echo "$(PY_CLIENT_VENV): a new virtualenv with $$wheel[agents]"; \
+		rm -rf $(PY_CLIENT_VENV); \
+		$(BIN)/python -m venv $(PY_CLIENT_VENV); \
+		$(PY_CLIENT_VENV)/bin/python -m pip install --quiet "$$wheel[agents]" -r $(PY_CLIENT)/requirements-test.txt; \
+		echo "$$installed" > $(PY_CLIENT_VENV)/.installed; \
+	fi
+	cd $(PY_CLIENT) && HISTORYHUB_SERVER_PYTHON=$(abspath $(BIN)/python) .venv/bin/python -m pytest
 
 # Guard rails: lint, format, migrations in step with the models, Django's system checks.
 check: venv
@@ -75,4 +97,4 @@ bench-dashboard: venv
 	$(BIN)/python bench/dashboard_pages.py $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) data staticfiles test-artifacts $(JS)/node_modules
+	rm -rf $(VENV) data staticfiles test-artifacts $(JS)/node_modules $(PY_CLIENT_VENV) $(PY_CLIENT)/dist

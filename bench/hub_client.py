@@ -3,7 +3,7 @@ own Python client, in one place (the client is being rewritten). Imports
 nothing from Django, so client processes can use it alone.
 """
 
-from historyhub.client import AsyncHistoryHubClient, HistoryHubClient, HistoryHubSession
+from historyhub_client import AsyncHistoryHubClient, HistoryHubClient, HistoryHubSession
 
 AGENT = "bench"
 

@@ -2,8 +2,8 @@
 
 from datetime import UTC, datetime
 
-from historyhub.client import HistoryHubError, RetryPolicy
-from historyhub.client.transport import Request, retry_after_seconds, segment
+from historyhub_client import HistoryHubError, RetryPolicy
+from historyhub_client.transport import Request, retry_after_seconds, segment
 
 UNAVAILABLE = HistoryHubError(503, "service_unavailable", "The database cannot be reached.")
 

@@ -9,10 +9,9 @@ from agents import Agent, function_tool
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 from agents.tool_context import ToolContext
 
-from historyhub.client import HistoryHubSession
-from historyhub.client.approvals import EXPIRED, approval_tool, resume_decided_runs, run_with_approvals
-
-pytestmark = pytest.mark.django_db(transaction=True)
+from historyhub_client import HistoryHubSession
+from historyhub_client.approvals import EXPIRED, approval_tool, resume_decided_runs, run_with_approvals
+from tests.support.ids import unique
 
 REFUND = {"order": 1234, "amount": 25}
 
@@ -36,7 +35,8 @@ class Shop:
                 [assistant_message("All done.", item_id="msg_done")],
             ]
         )
-        self.agent = Agent(name="support", instructions="Help with refunds.", model=self.model, tools=[tool])
+        # A name of its own: resumers pick runs up by their agent's name, in a database every test shares.
+        self.agent = Agent(name=unique("support"), instructions="Help with refunds.", model=self.model, tools=[tool])
 
     def tool_output(self, call_id="call_refund"):
         """What the model was told the tool answered."""
@@ -67,21 +67,22 @@ def person(client, session_id, decision, seen, **details):
 
 
 def test_an_approved_call_runs_and_the_run_completes(connect):
+    session_id = unique("approve")
     shop, seen = Shop(), []
 
     async def coroutine():
         async with connect() as client, connect(deciding=True) as people:
-            session = HistoryHubSession("approve", client, agent="support")
+            session = HistoryHubSession(session_id, client, agent="support")
             result = await run_with_approvals(
                 shop.agent,
                 "Refund 25 on order 1234",
                 session=session,
-                on_approval_request=person(people, "approve", "approve", seen, comment="Fine."),
+                on_approval_request=person(people, session_id, "approve", seen, comment="Fine."),
             )
             return (
                 result,
-                await client.get_session("approve"),
-                await client.history("approve"),
+                await client.get_session(session_id),
+                await client.history(session_id),
                 await session.get_items(),
             )
 
@@ -120,6 +121,7 @@ def test_an_approved_call_runs_and_the_run_completes(connect):
 
 
 def test_a_rejected_call_does_not_run_and_the_model_reads_the_comment(connect):
+    session_id = unique("reject")
     shop, seen = Shop(), []
 
     async def coroutine():
@@ -127,10 +129,10 @@ def test_a_rejected_call_does_not_run_and_the_model_reads_the_comment(connect):
             result = await run_with_approvals(
                 shop.agent,
                 "Refund 25 on order 1234",
-                session=HistoryHubSession("reject", client),
-                on_approval_request=person(people, "reject", "reject", seen, comment="Over the limit; offer 10."),
+                session=HistoryHubSession(session_id, client),
+                on_approval_request=person(people, session_id, "reject", seen, comment="Over the limit; offer 10."),
             )
-            return result, await client.get_session("reject"), await client.history("reject")
+            return result, await client.get_session(session_id), await client.history(session_id)
 
     result, snapshot, history = run(coroutine())
     assert result.final_output == "All done."
@@ -143,6 +145,7 @@ def test_a_rejected_call_does_not_run_and_the_model_reads_the_comment(connect):
 
 
 def test_edited_arguments_are_the_ones_the_tool_runs_with(connect):
+    session_id = unique("edit")
     shop, seen = Shop(), []
     edited = {"order": 1234, "amount": 20}
 
@@ -151,10 +154,10 @@ def test_edited_arguments_are_the_ones_the_tool_runs_with(connect):
             await run_with_approvals(
                 shop.agent,
                 "Refund 25 on order 1234",
-                session=HistoryHubSession("edit", client),
-                on_approval_request=person(people, "edit", "approve", seen, arguments=edited),
+                session=HistoryHubSession(session_id, client),
+                on_approval_request=person(people, session_id, "approve", seen, arguments=edited),
             )
-            return await client.history("edit"), await client.get_client_action("edit", "call_refund")
+            return await client.history(session_id), await client.get_client_action(session_id, "call_refund")
 
     history, action = run(coroutine())
     assert shop.refunds == [(1234, 20.0)]
@@ -167,6 +170,7 @@ def test_edited_arguments_are_the_ones_the_tool_runs_with(connect):
 
 
 def test_edited_arguments_never_reach_a_tool_that_cannot_take_them(connect):
+    session_id = unique("edit-refused")
     shop, seen = Shop(editable=False), []
 
     async def coroutine():
@@ -174,10 +178,8 @@ def test_edited_arguments_never_reach_a_tool_that_cannot_take_them(connect):
             await run_with_approvals(
                 shop.agent,
                 "Refund 25 on order 1234",
-                session=HistoryHubSession("edit-refused", client),
-                on_approval_request=person(
-                    people, "edit-refused", "approve", seen, arguments={"order": 1, "amount": 1}
-                ),
+                session=HistoryHubSession(session_id, client),
+                on_approval_request=person(people, session_id, "approve", seen, arguments={"order": 1, "amount": 1}),
             )
 
     run(coroutine())
@@ -187,14 +189,15 @@ def test_edited_arguments_never_reach_a_tool_that_cannot_take_them(connect):
 
 
 def test_a_call_nobody_decides_in_time_expires_as_a_rejection(connect):
+    session_id = unique("expire")
     shop = Shop()
 
     async def coroutine():
         async with connect() as client:
             result = await run_with_approvals(
-                shop.agent, "Refund 25 on order 1234", session=HistoryHubSession("expire", client), expires_in=1
+                shop.agent, "Refund 25 on order 1234", session=HistoryHubSession(session_id, client), expires_in=1
             )
-            return result, await client.get_client_action("expire", "call_refund"), await client.history("expire")
+            return result, await client.get_client_action(session_id, "call_refund"), await client.history(session_id)
 
     result, action, history = run(coroutine())
     assert result.final_output == "All done."
@@ -207,6 +210,7 @@ def test_a_call_nobody_decides_in_time_expires_as_a_rejection(connect):
 
 
 def test_two_gated_calls_in_one_turn_are_decided_one_by_one(connect):
+    session_id = unique("two-calls")
     shop = Shop(
         [
             function_call("issue_refund", {"order": 1, "amount": 5}, call_id="call_a"),
@@ -223,12 +227,12 @@ def test_two_gated_calls_in_one_turn_are_decided_one_by_one(connect):
             async def decide(action):
                 asked.append(action["callId"])
                 decision, details = decisions[action["callId"]]
-                await people.decide("two-calls", action["callId"], decision, **details)
+                await people.decide(session_id, action["callId"], decision, **details)
 
             result = await run_with_approvals(
-                shop.agent, "Refund both", session=HistoryHubSession("two-calls", client), on_approval_request=decide
+                shop.agent, "Refund both", session=HistoryHubSession(session_id, client), on_approval_request=decide
             )
-            return result, await client.history("two-calls")
+            return result, await client.history(session_id)
 
     result, history = run(coroutine())
     assert asked == ["call_a", "call_b"]
@@ -240,6 +244,7 @@ def test_two_gated_calls_in_one_turn_are_decided_one_by_one(connect):
 
 
 def test_a_run_that_fails_after_its_approval_is_marked_failed(connect):
+    session_id = unique("fails")
     shop = Shop(
         [function_call("issue_refund", REFUND, call_id="call_refund")],
         ModelStep.raise_error(RuntimeError("the model is down")),
@@ -252,10 +257,10 @@ def test_a_run_that_fails_after_its_approval_is_marked_failed(connect):
                 await run_with_approvals(
                     shop.agent,
                     "Refund 25 on order 1234",
-                    session=HistoryHubSession("fails", client),
-                    on_approval_request=person(people, "fails", "approve", seen),
+                    session=HistoryHubSession(session_id, client),
+                    on_approval_request=person(people, session_id, "approve", seen),
                 )
-            return await client.get_session("fails"), await client.list_runs(session_id="fails")
+            return await client.get_session(session_id), await client.list_runs(session_id=session_id)
 
     snapshot, runs = run(coroutine())
     assert shop.refunds == [(1234, 25.0)]
@@ -264,40 +269,42 @@ def test_a_run_that_fails_after_its_approval_is_marked_failed(connect):
 
 
 def test_a_run_left_waiting_is_parked_and_resumed_once_the_person_decides(connect):
+    session_id = unique("parked")
     shop = Shop()
 
     async def coroutine():
         async with connect() as client, connect(deciding=True) as people:
-            session = HistoryHubSession("parked", client)
+            session = HistoryHubSession(session_id, client)
             interrupted = await run_with_approvals(shop.agent, "Refund 25 on order 1234", session=session, wait=0)
-            parked = await client.list_runs(session_id="parked")
+            parked = await client.list_runs(session_id=session_id)
             nothing_yet = await resume_decided_runs(client, [shop.agent])
-            await people.decide("parked", "call_refund", "approve")
-            ready = await client.list_runs(ready=True, session_id="parked")
+            await people.decide(session_id, "call_refund", "approve")
+            ready = await client.list_runs(ready=True, session_id=session_id)
             resumed = await resume_decided_runs(client, [shop.agent])
-            return interrupted, parked, nothing_yet, ready, resumed, await client.get_session("parked")
+            return interrupted, parked, nothing_yet, ready, resumed, await client.get_session(session_id)
 
     interrupted, parked, nothing_yet, ready, resumed, snapshot = run(coroutine())
     assert [item.name for item in interrupted.interruptions] == ["issue_refund"]
     assert [(run["callIds"], run["ready"], run["agent"]) for run in parked["items"]] == [
-        (["call_refund"], False, "support")
+        (["call_refund"], False, shop.agent.name)
     ]
     assert nothing_yet == []
     assert [run["runId"] for run in ready["items"]] == [parked["items"][0]["runId"]]
-    [(session_id, run_id, result, error)] = resumed
-    assert (session_id, run_id, error) == ("parked", parked["items"][0]["runId"], None)
+    [(resumed_session, run_id, result, error)] = resumed
+    assert (resumed_session, run_id, error) == (session_id, parked["items"][0]["runId"], None)
     assert result.final_output == "All done."
     assert shop.refunds == [(1234, 25.0)]
     assert snapshot["runStatus"] == "completed"
 
 
 def test_two_resumers_at_once_resume_a_run_once(connect):
+    session_id = unique("resumers")
     shop = Shop()
 
     async def coroutine():
         async with connect() as first, connect() as second, connect(deciding=True) as people:
-            await run_with_approvals(shop.agent, "Refund", session=HistoryHubSession("resumers", first), wait=0)
-            await people.decide("resumers", "call_refund", "approve")
+            await run_with_approvals(shop.agent, "Refund", session=HistoryHubSession(session_id, first), wait=0)
+            await people.decide(session_id, "call_refund", "approve")
             one, other = await asyncio.gather(
                 resume_decided_runs(first, [shop.agent]), resume_decided_runs(second, [shop.agent])
             )
@@ -309,16 +316,17 @@ def test_two_resumers_at_once_resume_a_run_once(connect):
 
 
 def test_the_model_sees_the_history_the_session_keeps(connect):
+    session_id = unique("model-input")
     shop, seen = Shop(), []
 
     async def coroutine():
         async with connect() as client, connect(deciding=True) as people:
-            session = HistoryHubSession("model-input", client)
+            session = HistoryHubSession(session_id, client)
             await run_with_approvals(
                 shop.agent,
                 "Refund 25 on order 1234",
                 session=session,
-                on_approval_request=person(people, "model-input", "approve", seen),
+                on_approval_request=person(people, session_id, "approve", seen),
             )
             return await session.get_items()
 
@@ -327,6 +335,7 @@ def test_the_model_sees_the_history_the_session_keeps(connect):
 
 
 def test_an_async_tool_that_takes_its_context_runs_with_edited_arguments(connect):
+    session_id = unique("async-tool")
     calls = []
 
     @approval_tool(name_override="issue_refund")
@@ -338,14 +347,14 @@ def test_an_async_tool_that_takes_its_context_runs_with_edited_arguments(connect
     model = ScriptedModel(
         [[function_call("issue_refund", REFUND, call_id="call_async")], [assistant_message("Done.", item_id="m")]]
     )
-    agent = Agent(name="support", model=model, tools=[refund])
+    agent = Agent(name=unique("support"), model=model, tools=[refund])
     seen = []
 
     async def coroutine():
         async with connect() as client, connect(deciding=True) as people:
-            decide = person(people, "async-tool", "approve", seen, arguments={"order": 1234, "amount": 7})
+            decide = person(people, session_id, "approve", seen, arguments={"order": 1234, "amount": 7})
             await run_with_approvals(
-                agent, "Refund", session=HistoryHubSession("async-tool", client), on_approval_request=decide
+                agent, "Refund", session=HistoryHubSession(session_id, client), on_approval_request=decide
             )
 
     run(coroutine())
@@ -353,18 +362,19 @@ def test_an_async_tool_that_takes_its_context_runs_with_edited_arguments(connect
 
 
 def test_a_result_a_client_application_supplied_stands_in_for_the_tool(connect):
+    session_id = unique("supplied")
     shop = Shop()
 
     async def coroutine():
         async with connect() as client:
 
             async def client_application(action):
-                await client.supply_result("supplied", action["callId"], "Refunded by the billing system.")
+                await client.supply_result(session_id, action["callId"], "Refunded by the billing system.")
 
             await run_with_approvals(
                 shop.agent,
                 "Refund",
-                session=HistoryHubSession("supplied", client),
+                session=HistoryHubSession(session_id, client),
                 on_approval_request=client_application,
             )
 

@@ -6,7 +6,7 @@ Imports nothing from the SDK: the SDK recognises a session by its shape
 
 import uuid
 
-from historyhub.client.errors import HistoryHubError
+from historyhub_client.errors import HistoryHubError
 
 
 class HistoryHubSession:

@@ -13,7 +13,7 @@ import itertools
 import time
 from datetime import UTC, datetime
 
-from historyhub.client.transport import Pause, Request, segment, settle
+from historyhub_client.transport import Pause, Request, segment, settle
 
 # How long after expiresAt a waiter looks again, so the expiry is already visible.
 EXPIRY_MARGIN_SECONDS = 0.25

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from urllib.parse import quote
 
-from historyhub.client.errors import HistoryHubError
+from historyhub_client.errors import HistoryHubError
 
 # The longest wait the server holds one request for (`wait` is 0-60 s: docs/api.md).
 LONG_POLL_SECONDS = 60

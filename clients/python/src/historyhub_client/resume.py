@@ -1,12 +1,14 @@
-"""Resume every parked run whose approvals have been decided: ``python -m historyhub.client.resume``.
+"""Resume every parked run whose approvals have been decided: ``historyhub-resume``.
 
     HISTORYHUB_URL=http://127.0.0.1:8000 HISTORYHUB_API_KEY=hh_… \\
-        python -m historyhub.client.resume myapp.agents:support_agent [more.module:agent …] [--watch 30]
+        historyhub-resume myapp.agents:support_agent [more.module:agent …] [--watch 30]
 
-Each ``module:name`` is a starting agent (an ``agents.Agent``), imported from
-this process's path; runs are matched to agents by the agent's name. Once,
-or with ``--watch SECONDS`` again and again until stopped. Prints one line a
-run; exits 1 when a run failed (docs/python-client.md).
+``python -m historyhub_client.resume`` is the same command. Each
+``module:name`` is a starting agent (an ``agents.Agent``), imported from the
+current directory or this process's path; runs are matched to agents by the
+agent's name. Once, or with ``--watch SECONDS`` again and again until
+stopped. Prints one line a run; exits 1 when a run failed
+(docs/python-client.md).
 """
 
 import argparse
@@ -15,8 +17,8 @@ import importlib
 import os
 import sys
 
-from historyhub.client.approvals import resume_decided_runs
-from historyhub.client.http import AsyncHistoryHubClient
+from historyhub_client.approvals import resume_decided_runs
+from historyhub_client.http import AsyncHistoryHubClient
 
 
 def load(reference):
@@ -31,7 +33,7 @@ def load(reference):
 
 
 def parse(argv):
-    parser = argparse.ArgumentParser(prog="python -m historyhub.client.resume", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="historyhub-resume", description=__doc__.splitlines()[0])
     parser.add_argument("agents", nargs="+", type=load, metavar="module:agent", help="starting agents")
     parser.add_argument("--url", default=os.environ.get("HISTORYHUB_URL"), help="default: $HISTORYHUB_URL")
     parser.add_argument("--api-key", default=os.environ.get("HISTORYHUB_API_KEY"), help="default: $HISTORYHUB_API_KEY")
@@ -64,6 +66,10 @@ def _outcome(run):
 
 
 def main(argv=None):
+    # `python -m` puts the current directory first on the path, a console script its own folder: agents
+    # are looked for in the current directory either way.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
     arguments = parse(argv)
     sys.exit(0 if asyncio.run(resume(arguments)) else 1)
 

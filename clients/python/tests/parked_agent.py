@@ -1,20 +1,22 @@
-"""An agent process for the resume tests: ``python -m tests.client.parked_agent URL KEY SESSION_ID``.
+"""An agent process for the resume tests: ``PARKED_AGENT=NAME python -m tests.parked_agent URL KEY SESSION_ID``.
 
 It asks for approval of a refund, prints the client action it opened as one
 JSON line, and waits for the decision; the test ends the process there. The
 resuming process imports ``agent`` from here (its tools and model), as a
-deployment's resumer imports its own agents.
+deployment's resumer imports its own agents. Both get the agent's name from
+``PARKED_AGENT``: resumers pick runs up by name, and each test's is its own.
 """
 
 import asyncio
 import json
+import os
 import sys
 
 from agents import Agent, set_tracing_disabled
 from agents.testing import ModelStep, ScriptedModel, assistant_message, function_call
 
-from historyhub.client import AsyncHistoryHubClient, HistoryHubSession
-from historyhub.client.approvals import approval_tool, run_with_approvals
+from historyhub_client import AsyncHistoryHubClient, HistoryHubSession
+from historyhub_client.approvals import approval_tool, run_with_approvals
 
 set_tracing_disabled(True)
 
@@ -34,7 +36,7 @@ def respond(call):
 
 
 agent = Agent(
-    name="refunds",
+    name=os.environ["PARKED_AGENT"],
     model=ScriptedModel([ModelStep.respond(respond) for _ in range(10)]),
     tools=[issue_refund],
 )
@@ -45,7 +47,7 @@ async def main(url, key, session_id):
         print(json.dumps(action), flush=True)
 
     async with AsyncHistoryHubClient(url, key) as client:
-        session = HistoryHubSession(session_id, client, agent="refunds")
+        session = HistoryHubSession(session_id, client, agent=agent.name)
         await run_with_approvals(agent, "Refund 25 on order 1234", session=session, on_approval_request=announce)
 
 

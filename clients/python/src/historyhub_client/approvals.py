@@ -11,7 +11,7 @@ Edited arguments: the SDK runs a tool with the arguments the model wrote and
 refuses a changed call. A tool made with ``approval_tool`` instead looks up,
 by its call id, the arguments the approver approved, and runs with those.
 
-Needs the ``openai-agents`` package; the rest of ``historyhub.client`` does not.
+Needs the ``openai-agents`` package; the rest of ``historyhub_client`` does not.
 """
 
 import asyncio
@@ -31,9 +31,9 @@ from agents import Runner, RunState, function_tool
 from agents.function_schema import function_schema
 from agents.tool_context import ToolContext
 
-from historyhub.client.endpoints import seconds_until_expiry
-from historyhub.client.errors import HistoryHubError
-from historyhub.client.session import HistoryHubSession
+from historyhub_client.endpoints import seconds_until_expiry
+from historyhub_client.errors import HistoryHubError
+from historyhub_client.session import HistoryHubSession
 
 # Arguments approvers changed, by call id, for the tool calls of the run going on in this context.
 _approved_arguments = contextvars.ContextVar("historyhub_approved_arguments", default=MappingProxyType({}))

@@ -11,11 +11,10 @@ from agents.memory import OpenAIResponsesCompactionSession, Session
 from agents.testing import ScriptedModel, assistant_message, function_call
 from openai import AsyncOpenAI
 
-from historyhub.client import HistoryHubError, HistoryHubSession
-from historyhub.client.http import AsyncHistoryHubClient
+from historyhub_client import HistoryHubError, HistoryHubSession
+from historyhub_client.http import AsyncHistoryHubClient
+from tests.support.ids import unique
 from tests.support.tiny_server import TinyServer
-
-pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def test_a_session_is_an_agents_sdk_session(connect):
@@ -29,11 +28,12 @@ def test_a_session_is_an_agents_sdk_session(connect):
 
 
 def test_a_session_speaks_the_agent_sdk_protocol(connect, hub):
+    session_id = unique("client-sdk")
     hello, hi = {"id": "u1", "role": "user", "content": "Hello"}, {"id": "a1", "role": "assistant", "content": "Hi!"}
 
     async def coroutine():
         async with connect() as client:
-            session = HistoryHubSession("client-sdk", client, agent="supportAgent")
+            session = HistoryHubSession(session_id, client, agent="supportAgent")
             await session.add_items([hello, hi])
             everything, newest = await session.get_items(), await session.get_items(limit=1)
             popped = await session.pop_item()
@@ -43,13 +43,15 @@ def test_a_session_speaks_the_agent_sdk_protocol(connect, hub):
     everything, newest, popped, cleared, popped_from_empty = run(coroutine())
     assert (everything, newest, popped) == ([hello, hi], [hi], hi)
     assert (cleared, popped_from_empty) == ([], None)
-    assert hub.get_session("client-sdk")["agent"] == "supportAgent"
+    assert hub.get_session(session_id)["agent"] == "supportAgent"
 
 
 def test_session_settings_limit_how_many_items_are_read_by_default(connect):
+    session_id = unique("client-limit")
+
     async def coroutine():
         async with connect() as client:
-            session = HistoryHubSession("client-limit", client, session_settings=SessionSettings(limit=2))
+            session = HistoryHubSession(session_id, client, session_settings=SessionSettings(limit=2))
             await session.add_items([{"role": "user", "content": str(number)} for number in range(5)])
             return await session.get_items(), await session.get_items(limit=4)
 
@@ -137,9 +139,11 @@ async def converse(session, model):
 
 
 def test_every_item_is_kept_when_ids_repeat_as_in_the_sdks_own_store(connect):
+    session_id = unique("client-keep")
+
     async def coroutine():
         async with connect() as client:
-            ours, theirs = HistoryHubSession("client-keep", client), SQLiteSession("client-keep")
+            ours, theirs = HistoryHubSession(session_id, client), SQLiteSession(session_id)
             ours_model, theirs_model = scripted_model(), scripted_model()
             await converse(ours, ours_model)
             await converse(theirs, theirs_model)
@@ -152,9 +156,11 @@ def test_every_item_is_kept_when_ids_repeat_as_in_the_sdks_own_store(connect):
 
 
 def test_every_item_of_a_chat_completions_model_is_kept_despite_its_placeholder_ids(connect):
+    session_id = unique("client-chat")
+
     async def coroutine():
         async with connect() as client:
-            ours, theirs = HistoryHubSession("client-chat", client), SQLiteSession("client-chat")
+            ours, theirs = HistoryHubSession(session_id, client), SQLiteSession(session_id)
             ours_answers, theirs_answers = ChatCompletionsAnswers(), ChatCompletionsAnswers()
             await converse(ours, ours_answers.model())
             await converse(theirs, theirs_answers.model())
@@ -190,38 +196,40 @@ SUMMARY = [
 
 
 def test_the_sdks_compaction_session_archives_through_compaction_and_keeps_waiting_actions(connect, hub):
-    hub.create_session("support", "client-compact")
-    hub.add_items("client-compact", [{"role": "user", "content": str(number)} for number in range(12)])
-    hub.open_client_action("client-compact", "call_9", "issue_refund", {"amount": 5})
+    session_id = unique("client-compact")
+    hub.create_session("support", session_id)
+    hub.add_items(session_id, [{"role": "user", "content": str(number)} for number in range(12)])
+    hub.open_client_action(session_id, "call_9", "issue_refund", {"amount": 5})
     openai = FakeOpenAI(SUMMARY)
 
     async def coroutine():
         async with connect() as client:
-            underlying = HistoryHubSession("client-compact", client)
-            compacting = OpenAIResponsesCompactionSession("client-compact", underlying, client=openai)
+            underlying = HistoryHubSession(session_id, client)
+            compacting = OpenAIResponsesCompactionSession(session_id, underlying, client=openai)
             await compacting.run_compaction({"force": True})
             return await compacting.get_items()
 
     assert run(coroutine()) == SUMMARY
     assert [item["content"] for item in openai.requests[0]["input"]] == [str(number) for number in range(12)]
-    snapshot = hub.get_session("client-compact")
+    snapshot = hub.get_session(session_id)
     # Clear + add would have deleted the waiting action and reset runStatus.
     assert snapshot["runStatus"] == "waiting_for_client_action"
     assert snapshot["pendingClientActions"] == [
         {"callId": "call_9", "name": "issue_refund", "arguments": {"amount": 5}}
     ]
-    assert hub.get_client_action("client-compact", "call_9")["status"] == "waiting"
+    assert hub.get_client_action(session_id, "call_9")["status"] == "waiting"
 
 
 def test_automatic_compaction_after_a_turn_goes_through_compaction_too(connect, hub):
+    session_id = unique("client-auto-compact")
     openai = FakeOpenAI(SUMMARY)
     agent = Agent(name="support", model=ScriptedModel([[assistant_message("Noted.", item_id="msg_1")]]))
 
     async def coroutine():
         async with connect() as client:
-            underlying = HistoryHubSession("client-auto-compact", client, agent="support")
+            underlying = HistoryHubSession(session_id, client, agent="support")
             compacting = OpenAIResponsesCompactionSession(
-                "client-auto-compact",
+                session_id,
                 underlying,
                 client=openai,
                 compaction_mode="input",
@@ -234,4 +242,4 @@ def test_automatic_compaction_after_a_turn_goes_through_compaction_too(connect, 
     compacted = openai.requests[0]["input"]
     assert [item["role"] for item in compacted] == ["user", "assistant"]
     assert json.dumps(compacted).count("Please remember order 1234.") == 1
-    assert hub.get_session("client-auto-compact")["itemCount"] == 2
+    assert hub.get_session(session_id)["itemCount"] == 2

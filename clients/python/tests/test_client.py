@@ -7,57 +7,58 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from historyhub.client import AsyncHistoryHubClient, HistoryHubClient, HistoryHubError, RetryPolicy
+from historyhub_client import AsyncHistoryHubClient, HistoryHubClient, HistoryHubError, RetryPolicy
+from tests.support.ids import unique
 from tests.support.tiny_server import DROP, FORWARD, FORWARD_THEN_DROP, TinyServer
-
-pytestmark = pytest.mark.django_db(transaction=True)
 
 QUICK = RetryPolicy(attempts=3, backoff=0.01, max_delay=5)
 WAITING = {"sessionId": "s", "callId": "c", "status": "waiting", "expiresAt": None}
 
 
 def test_a_script_and_a_coroutine_call_the_same_endpoints(hub, connect):
-    hub.create_session("support", "client-both")
-    hub.add_items("client-both", [{"role": "user", "content": "from a script"}])
+    session_id = unique("client-both")
+    hub.create_session("support", session_id)
+    hub.add_items(session_id, [{"role": "user", "content": "from a script"}])
 
     async def coroutine():
         async with connect() as client:
-            await client.add_items("client-both", [{"role": "user", "content": "from a coroutine"}])
-            return await client.get_items("client-both")
+            await client.add_items(session_id, [{"role": "user", "content": "from a coroutine"}])
+            return await client.get_items(session_id)
 
-    assert run(coroutine()) == hub.get_items("client-both")
-    assert [item["content"] for item in hub.get_items("client-both")] == ["from a script", "from a coroutine"]
-    assert hub.get_session("client-both")["itemCount"] == 2
+    assert run(coroutine()) == hub.get_items(session_id)
+    assert [item["content"] for item in hub.get_items(session_id)] == ["from a script", "from a coroutine"]
+    assert hub.get_session(session_id)["itemCount"] == 2
 
 
 def test_every_endpoint_family_answers_through_the_client(hub):
-    hub.create_session("support", "client-tour", name="Tour", metadata={"customer": "ada"})
-    assert hub.update_session("client-tour", name="Renamed", run_status="running")["runStatus"] == "running"
-    assert hub.list_sessions(agent="support")["total"] == 1
-    assert hub.add_items("client-tour", [{"id": "u1", "role": "user", "content": "Hi"}])["inserted"] == [True]
-    assert hub.add_injection("client-tour", "Welcome back")["kind"] == "injection"
-    assert hub.find_response("client-tour", "u1") == {"result": "miss"}
-    assert [entry["kind"] for entry in hub.entries("client-tour")] == ["turn", "injection"]
-    assert hub.get_messages("client-tour")[0] == {"role": "user", "content": "Hi"}
-    assert hub.history("client-tour", page_size=10)["total"] == 2
-    assert hub.pop_item("client-tour")["role"] == "assistant"
-    hub.replace_items("client-tour", [{"role": "user", "content": "again"}])
-    assert hub.get_items("client-tour", limit=5) == [{"role": "user", "content": "again"}]
+    tour, agent = unique("client-tour"), unique("tour-guide")
+    hub.create_session(agent, tour, name="Tour", metadata={"customer": "ada"})
+    assert hub.update_session(tour, name="Renamed", run_status="running")["runStatus"] == "running"
+    assert [session["sessionId"] for session in hub.list_sessions(agent=agent)["items"]] == [tour]
+    assert hub.add_items(tour, [{"id": "u1", "role": "user", "content": "Hi"}])["inserted"] == [True]
+    assert hub.add_injection(tour, "Welcome back")["kind"] == "injection"
+    assert hub.find_response(tour, "u1") == {"result": "miss"}
+    assert [entry["kind"] for entry in hub.entries(tour)] == ["turn", "injection"]
+    assert hub.get_messages(tour)[0] == {"role": "user", "content": "Hi"}
+    assert hub.history(tour, page_size=10)["total"] == 2
+    assert hub.pop_item(tour)["role"] == "assistant"
+    hub.replace_items(tour, [{"role": "user", "content": "again"}])
+    assert hub.get_items(tour, limit=5) == [{"role": "user", "content": "again"}]
     transaction = {"type": "append_items", "items": [{"role": "assistant", "content": "once"}]}
-    assert hub.apply_transaction("client-tour", "op-1", transaction) is True
-    assert hub.apply_transaction("client-tour", "op-1", transaction) is False
-    hub.open_client_action("client-tour", "call-1", "lookup", {"q": 1}, description="Look it up")
-    assert hub.list_client_actions(status="waiting", session_id="client-tour")["items"][0]["callId"] == "call-1"
-    assert hub.supply_result("client-tour", "call-1", {"found": True})["status"] == "completed"
-    hub.clear_items("client-tour")
-    assert hub.get_items("client-tour") == []
-    hub.delete_session("client-tour")
+    assert hub.apply_transaction(tour, "op-1", transaction) is True
+    assert hub.apply_transaction(tour, "op-1", transaction) is False
+    hub.open_client_action(tour, "call-1", "lookup", {"q": 1}, description="Look it up")
+    assert hub.list_client_actions(status="waiting", session_id=tour)["items"][0]["callId"] == "call-1"
+    assert hub.supply_result(tour, "call-1", {"found": True})["status"] == "completed"
+    hub.clear_items(tour)
+    assert hub.get_items(tour) == []
+    hub.delete_session(tour)
     with pytest.raises(HistoryHubError) as raised:
-        hub.get_session("client-tour")
+        hub.get_session(tour)
     assert raised.value.code == "session_not_found"
 
 
-def test_errors_arrive_with_status_code_and_message(hub, asgi_live_server):
+def test_errors_arrive_with_status_code_and_message(hub, server):
     with pytest.raises(HistoryHubError) as raised:
         hub.get_session("no-such-session")
     assert (raised.value.status, raised.value.code) == (404, "session_not_found")
@@ -65,7 +66,7 @@ def test_errors_arrive_with_status_code_and_message(hub, asgi_live_server):
     with pytest.raises(HistoryHubError) as raised:
         hub.create_session("")
     assert (raised.value.status, raised.value.code) == (400, "invalid_input")
-    with HistoryHubClient(asgi_live_server.url, "hh_wrong") as stranger, pytest.raises(HistoryHubError) as raised:
+    with HistoryHubClient(server.url, "hh_wrong") as stranger, pytest.raises(HistoryHubError) as raised:
         stranger.get_items("x")
     assert (raised.value.status, raised.value.code) == (401, "unauthorized")
 
@@ -94,10 +95,11 @@ def test_ids_reach_the_server_percent_encoded_one_segment_each():
 @pytest.mark.parametrize("call_id", ["call/1", "50% off", "with space", "ünï", "..", "a?b#c"])
 def test_a_client_action_with_any_id_can_be_opened_read_and_decided(hub, people, call_id):
     # Waits for the server side of "any id can be addressed" (%2F in a path).
-    hub.create_session("support", "client-ids")
-    hub.open_client_action("client-ids", call_id, "refund", {"amount": 1})
-    assert hub.get_client_action("client-ids", call_id)["callId"] == call_id
-    assert people.decide("client-ids", call_id, "approve")["status"] == "approved"
+    session_id = unique("client-ids")
+    hub.create_session("support", session_id)
+    hub.open_client_action(session_id, call_id, "refund", {"amount": 1})
+    assert hub.get_client_action(session_id, call_id)["callId"] == call_id
+    assert people.decide(session_id, call_id, "approve")["status"] == "approved"
 
 
 def test_one_connection_carries_many_calls():
@@ -230,26 +232,30 @@ def test_a_long_wait_is_one_long_poll_of_a_minute_after_another():
 
 
 def test_a_wait_with_a_timeout_returns_the_action_still_waiting(hub):
-    hub.create_session("support", "client-timeout")
-    hub.open_client_action("client-timeout", "call-1", "refund", {})
-    assert hub.wait_for_client_action("client-timeout", "call-1", timeout=0.5)["status"] == "waiting"
+    session_id = unique("client-timeout")
+    hub.create_session("support", session_id)
+    hub.open_client_action(session_id, "call-1", "refund", {})
+    assert hub.wait_for_client_action(session_id, "call-1", timeout=0.5)["status"] == "waiting"
 
 
 def test_a_wait_ends_when_the_action_expires(hub):
-    hub.create_session("support", "client-expiry")
+    session_id = unique("client-expiry")
+    hub.create_session("support", session_id)
     expires_at = (datetime.now(UTC) + timedelta(seconds=1)).isoformat().replace("+00:00", "Z")
-    hub.open_client_action("client-expiry", "call-1", "refund", {}, expires_at=expires_at)
-    assert hub.wait_for_client_action("client-expiry", "call-1", timeout=30)["status"] == "expired"
+    hub.open_client_action(session_id, "call-1", "refund", {}, expires_at=expires_at)
+    assert hub.wait_for_client_action(session_id, "call-1", timeout=30)["status"] == "expired"
 
 
 def test_an_agent_waits_while_a_person_decides(connect):
+    session_id = unique("client-wait")
+
     async def coroutine():
         async with connect() as agent, connect(deciding=True) as person:
-            await agent.create_session("support", "client-wait")
-            await agent.open_client_action("client-wait", "call_1", "request_human_approval", {"amount": 750})
+            await agent.create_session("support", session_id)
+            await agent.open_client_action(session_id, "call_1", "request_human_approval", {"amount": 750})
             waited, decided = await asyncio.gather(
-                agent.wait_for_client_action("client-wait", "call_1"),
-                person.decide("client-wait", "call_1", "approve", comment="fine", arguments={"amount": 500}),
+                agent.wait_for_client_action(session_id, "call_1"),
+                person.decide(session_id, "call_1", "approve", comment="fine", arguments={"amount": 500}),
             )
             return waited, decided
 
@@ -260,13 +266,14 @@ def test_an_agent_waits_while_a_person_decides(connect):
     assert (waited["arguments"], waited["approvedArguments"]) == ({"amount": 750}, {"amount": 500})
 
 
-def test_a_write_whose_answer_was_lost_is_stored_once_when_tried_again(asgi_live_server, key, hub):
-    hub.create_session("support", "client-lost-answer")
+def test_a_write_whose_answer_was_lost_is_stored_once_when_tried_again(server, key, hub):
+    session_id = unique("client-lost-answer")
+    hub.create_session("support", session_id)
     with (
-        TinyServer([FORWARD_THEN_DROP, FORWARD], forward_to=asgi_live_server.url) as proxy,
+        TinyServer([FORWARD_THEN_DROP, FORWARD], forward_to=server.url) as proxy,
         HistoryHubClient(proxy.url, key, retry=QUICK) as client,
     ):
-        answer = client.add_items("client-lost-answer", [{"role": "user", "content": "only once"}])
+        answer = client.add_items(session_id, [{"role": "user", "content": "only once"}])
     assert answer == {"inserted": [True], "itemCount": 1}
     assert len(proxy.requests) == 2
-    assert hub.get_items("client-lost-answer") == [{"role": "user", "content": "only once"}]
+    assert hub.get_items(session_id) == [{"role": "user", "content": "only once"}]

@@ -11,8 +11,8 @@ import time
 
 import httpx2
 
-from historyhub.client.endpoints import Endpoints
-from historyhub.client.transport import LONG_POLL_SECONDS, Pause, RetryPolicy
+from historyhub_client.endpoints import Endpoints
+from historyhub_client.transport import LONG_POLL_SECONDS, Pause, RetryPolicy
 
 # Ordinary calls share this many connections; long polls have their own pool, unbounded.
 DEFAULT_MAX_CONNECTIONS = 10
