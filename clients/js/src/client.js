@@ -72,7 +72,7 @@ export class HistoryHubClient {
   async request(method, segments, { query, body, idempotencyKey, signal, idempotent = false, waitSeconds } = {}) {
     const path = this.#path(segments, query);
     const headers = { authorization: `Bearer ${this.#apiKey}`, accept: 'application/json' };
-    const content = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
+    const content = body === undefined ? undefined : Buffer.from(JSON.stringify(body, refuseNonFinite), 'utf8');
     if (content !== undefined) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(content.length);
@@ -363,6 +363,14 @@ function pathSegment(value) {
   const text = String(value);
   if (text === '.' || text === '..') return text.replaceAll('.', '%2E');
   return encodeURIComponent(text).replace(/[!'()*]/g, (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** JSON.stringify's replacer: NaN and Infinity are not JSON, and would silently become null. */
+function refuseNonFinite(key, value) {
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    throw new TypeError(`${value} is not a JSON value${key ? ` (in "${key}")` : ''}; nothing was sent.`);
+  }
+  return value;
 }
 
 function parseJson(text) {

@@ -101,10 +101,19 @@ export class HistoryHubSession {
     return this.#client.getItems(await this.#knownId(), { limit: count });
   }
 
-  /** Append items; every item is kept, whatever its id. */
+  /**
+   * Append items; every item is kept, whatever its id. An item HistoryHub did
+   * not store is an error (`items_not_stored`, as in the Python client), never
+   * a silent loss.
+   */
   async addItems(items) {
     if (items.length === 0) return;
-    await this.#client.addItems(await this.#knownId(), items, { agent: this.#agentName });
+    const { inserted } = await this.#client.addItems(await this.#knownId(), items, { agent: this.#agentName });
+    const lost = inserted.flatMap((stored, index) => (stored ? [] : [index]));
+    if (lost.length > 0) {
+      const message = `HistoryHub did not store ${lost.length} of ${items.length} items (at indexes ${lost.join(', ')}).`;
+      throw new HistoryHubError(200, 'items_not_stored', message);
+    }
   }
 
   /** Remove and return the newest item; undefined when there is none. */

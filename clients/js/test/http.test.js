@@ -207,6 +207,17 @@ test('ids are percent-encoded one path segment each, as the Python client encode
   ]);
 });
 
+test('NaN or Infinity in a body is refused before anything is sent, not sent as null', async () => {
+  const { proxy, client: recording } = await throughProxy();
+  const sessionId = uniqueSessionId('not-json');
+  await assert.rejects(recording.updateSession(sessionId, { metadata: { score: Number.NaN } }), {
+    name: 'TypeError',
+    message: 'NaN is not a JSON value (in "score"); nothing was sent.',
+  });
+  await assert.rejects(recording.addItems(sessionId, [{ type: 'message', role: 'user', content: 'x', weight: Infinity }]), TypeError);
+  assert.equal(proxy.requests.length, 0);
+});
+
 test('a caller\'s abort ends the call at once, without retrying', async () => {
   const controller = new AbortController();
   const { proxy, client: retrying } = await throughProxy(() => {
