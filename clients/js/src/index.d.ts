@@ -8,9 +8,12 @@ export type StoredItem = Record<string, unknown>;
 export declare class HistoryHubError extends Error {
   constructor(status: number | null, code: string, message: string, options?: { cause?: unknown });
   readonly name: 'HistoryHubError';
-  /** The HTTP status; null when no answer came ("network_error", "timeout"). */
+  /** The HTTP status; null when no answer came ("connection_failed"). */
   status: number | null;
-  /** The API's snake_case code, e.g. "session_not_found", or "network_error", "timeout", "http_error". */
+  /**
+   * The API's snake_case code, e.g. "session_not_found"; "connection_failed" when no answer came,
+   * "invalid_answer" for an answer that is not JSON, "http_error" for an error answer without the API's envelope.
+   */
   code: string;
 }
 
@@ -20,8 +23,10 @@ export interface ClientOptions {
   apiKey: string;
   /** Per attempt, in milliseconds; a client-action wait adds its own length. Default 30000. */
   timeoutMs?: number;
-  /** Further attempts of an idempotent request after a transient failure. Default 3. */
+  /** Further attempts of an idempotent request after a transient failure. Default 4 (five tries in all). */
   maxRetries?: number;
+  /** Kept-alive connections ordinary calls share (long polls have their own pool). Default 10. */
+  maxConnections?: number;
 }
 
 export interface RequestOptions {
@@ -172,7 +177,17 @@ export interface AgentMessage {
   name?: string;
 }
 
-export type ClientActionStatus = 'waiting' | 'approved' | 'rejected' | 'completed' | 'failed' | 'expired';
+export type ClientActionStatus =
+  | 'waiting'
+  | 'approved'
+  | 'rejected'
+  | 'answered'
+  | 'dismissed'
+  | 'completed'
+  | 'failed'
+  | 'expired';
+/** What a person may answer an action with; `edit` is an approval with changed arguments. */
+export type AllowedResponse = 'approve' | 'edit' | 'reject' | 'respond' | 'dismiss';
 
 export interface ClientAction {
   sessionId: string;
@@ -186,11 +201,15 @@ export interface ClientAction {
   resolvedAt: string | null;
   /** The dashboard user, or "api key: <name>". */
   resolvedBy: string | null;
-  decision: 'approve' | 'reject' | null;
+  decision: Decision['decision'] | null;
   comment: string | null;
   approvedArguments: JsonObject | null;
+  /** The person's answer, on respond. */
+  response?: JsonValue | null;
   output: unknown;
   isError: boolean | null;
+  allowedResponses?: AllowedResponse[];
+  responseSchema?: JsonObject | null;
 }
 
 export interface NewClientAction {
@@ -200,6 +219,10 @@ export interface NewClientAction {
   description?: string;
   /** ISO 8601 with a timezone, in the future. */
   expiresAt?: string;
+  /** Default ["approve", "edit", "reject"]. */
+  allowedResponses?: AllowedResponse[];
+  /** The JSON Schema a respond's answer must follow; without one, the answer is free text. */
+  responseSchema?: JsonObject;
 }
 
 export interface ClientActionFilters extends PageOptions {
@@ -209,10 +232,12 @@ export interface ClientActionFilters extends PageOptions {
 }
 
 export interface Decision {
-  decision: 'approve' | 'reject';
+  decision: 'approve' | 'reject' | 'respond' | 'dismiss';
   comment?: string;
   /** Edited arguments, on approve. */
   arguments?: JsonObject;
+  /** The answer, on respond: text, or an object valid against the action's responseSchema. */
+  response?: JsonValue;
 }
 
 export interface ActionResult {
@@ -220,8 +245,45 @@ export interface ActionResult {
   isError?: boolean;
 }
 
+/** A parked run as lists show it: without its state. */
+export interface RunSummary {
+  sessionId: string;
+  runId: string;
+  /** The starting agent's name: a resumer supplies the agent of that name. */
+  agent: string;
+  /** The awaited client actions, in the order they were opened. */
+  callIds: string[];
+  /** Every awaited action decided (or expired), and no resumer holds it. */
+  ready: boolean;
+  claimedUntil: string | null;
+  /** The API key that claimed it: "api key: <name>". */
+  claimedBy: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface Run extends RunSummary {
+  /** The agent SDK's serialised run state, kept verbatim. */
+  state: string;
+}
+
+export interface ParkedRun {
+  agent: string;
+  state: string;
+  /** 1-100 client actions of the session. */
+  callIds: string[];
+}
+
+export interface RunFilters extends PageOptions {
+  ready?: boolean;
+  agent?: string;
+  sessionId?: string;
+}
+
 export declare class HistoryHubClient {
   constructor(options: ClientOptions);
+  /** Close the kept-alive connections. */
+  close(): void;
 
   /** One API call; `segments` are percent-encoded here. Answers the JSON (undefined for 204). */
   request<T = unknown>(
@@ -271,7 +333,7 @@ export declare class HistoryHubClient {
   openClientAction(sessionId: string, action: NewClientAction, options?: RequestOptions): Promise<ClientAction>;
   listClientActions(filters?: ClientActionFilters & RequestOptions): Promise<Page<ClientAction>>;
   getClientAction(sessionId: string, callId: string, options?: RequestOptions): Promise<ClientAction>;
-  /** The action once no longer waiting, or as it is after timeoutSeconds (default 60). */
+  /** The action once no longer waiting (or past its expiresAt), or as it is after timeoutSeconds (default: no limit). */
   waitForClientAction(
     sessionId: string,
     callId: string,
@@ -279,4 +341,12 @@ export declare class HistoryHubClient {
   ): Promise<ClientAction>;
   submitClientActionResult(sessionId: string, callId: string, result: ActionResult, options?: RequestOptions): Promise<ClientAction>;
   decideClientAction(sessionId: string, callId: string, decision: Decision, options?: RequestOptions): Promise<ClientAction>;
+
+  /** 201 when new, 200 when it replaced the run's state (a claim on it ends). */
+  parkRun(sessionId: string, runId: string, run: ParkedRun, options?: RequestOptions): Promise<Run>;
+  getRun(sessionId: string, runId: string, options?: RequestOptions): Promise<Run>;
+  deleteRun(sessionId: string, runId: string, options?: RequestOptions): Promise<void>;
+  listRuns(filters?: RunFilters & RequestOptions): Promise<Page<RunSummary>>;
+  /** 409 run_claimed while another holds it, run_not_ready while an action still waits. */
+  claimRun(sessionId: string, runId: string, options?: { leaseSeconds?: number } & RequestOptions): Promise<Run>;
 }

@@ -1,5 +1,5 @@
-// Client actions: open, get, wait (long-polling in pieces of at most 60 s),
-// decide, and supply a result.
+// Client actions: open, get, wait (long-polling in pieces of at most 60 s,
+// as long as it takes unless told otherwise), decide, and supply a result.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
@@ -91,23 +91,57 @@ test('waiting answers the action still waiting once the timeout passes', async (
   assert.ok(Date.now() - started >= 250, 'the server held the request for the wait');
 });
 
-test('a wait longer than the server holds a request asks again, at most 60 s at a time', async () => {
-  const { sessionId, callId } = await openedAction();
+/**
+ * A client whose long polls go through a proxy that shortens each to 0.05 s, so a test does not wait a
+ * minute per request; the person decides at poll `decideAt`. `asked` records the waits the client asked for.
+ */
+async function shortenedPolls(sessionId, callId, decideAt) {
   const asked = [];
-  // The proxy shortens each long poll so the test does not wait a minute per request;
-  // the client sees the action still waiting and asks again, until it is decided.
   const proxy = await startProxy(hub.url, async (request) => {
     const url = new URL(request.url, 'http://proxy');
     asked.push(Number(url.searchParams.get('wait')));
-    if (asked.length === 3) await people.decideClientAction(sessionId, callId, { decision: 'approve' });
+    if (asked.length === decideAt) await people.decideClientAction(sessionId, callId, { decision: 'approve' });
     url.searchParams.set('wait', '0.05');
     return { rewriteUrl: `${url.pathname}${url.search}` };
   });
   after(() => proxy.close());
-  const viaProxy = new HistoryHubClient({ baseUrl: proxy.url, apiKey: hub.writeKey });
+  return { asked, viaProxy: new HistoryHubClient({ baseUrl: proxy.url, apiKey: hub.writeKey }) };
+}
+
+test('a wait longer than the server holds a request asks again, at most 60 s at a time', async () => {
+  const { sessionId, callId } = await openedAction();
+  // The client sees the action still waiting after each shortened poll and asks again, until it is decided.
+  const { asked, viaProxy } = await shortenedPolls(sessionId, callId, 3);
   const action = await viaProxy.waitForClientAction(sessionId, callId, { timeoutSeconds: 600 });
   assert.equal(action.status, 'approved');
   assert.deepEqual(asked, [60, 60, 60]);
+});
+
+test('a wait without a timeout asks again until the action is decided', async () => {
+  const { sessionId, callId } = await openedAction();
+  const { asked, viaProxy } = await shortenedPolls(sessionId, callId, 4);
+  const action = await viaProxy.waitForClientAction(sessionId, callId);
+  assert.equal(action.status, 'approved');
+  assert.deepEqual(asked, [60, 60, 60, 60]);
+});
+
+test('once an action\'s expiresAt is known, the next poll ends just after it', async () => {
+  const { sessionId, callId, action: opened } = await openedAction();
+  const asked = [];
+  const expiresAt = new Date(Date.now() + 500).toISOString();
+  // The proxy answers the first poll at once with an expiresAt half a second away, as a server would
+  // that knew nothing of expiry; the client must not then ask the server to hold it a minute.
+  const proxy = await startProxy(hub.url, (request) => {
+    asked.push(Number(new URL(request.url, 'http://proxy').searchParams.get('wait')));
+    const status = asked.length === 1 ? 'waiting' : 'expired';
+    return { status: 200, body: { ...opened, status, expiresAt } };
+  });
+  after(() => proxy.close());
+  const viaProxy = new HistoryHubClient({ baseUrl: proxy.url, apiKey: hub.writeKey });
+  assert.equal((await viaProxy.waitForClientAction(sessionId, callId)).status, 'expired');
+  assert.equal(asked.length, 2);
+  assert.equal(asked[0], 60);
+  assert.ok(asked[1] > 0 && asked[1] <= 0.75, `the second poll asked for ${asked[1]} s`);
 });
 
 test('actions are listed across sessions, filtered, oldest first', async () => {
@@ -120,7 +154,7 @@ test('actions are listed across sessions, filtered, oldest first', async () => {
 
 test('call ids with "/", "%", spaces and other characters are addressable', async () => {
   // Waits for the server change that makes ids with "/" addressable.
-  for (const callId of ['100%', 'a call', 'appel-ü-☃', 'call/1']) {
+  for (const callId of ['100%', 'a call', 'appel-ü-☃', 'call/1', "it's (*)!", '.', '..']) {
     const { sessionId } = await openedAction(callId);
     assert.equal((await client.getClientAction(sessionId, callId)).callId, callId);
     const decided = await people.decideClientAction(sessionId, callId, { decision: 'approve' });

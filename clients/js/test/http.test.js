@@ -1,5 +1,7 @@
 // The HTTP layer: errors as one class, retries only where a request is
-// idempotent, Idempotency-Key on every write, ids percent-encoded in paths.
+// idempotent and only on what a wait can cure, Idempotency-Key on every
+// write, ids percent-encoded in paths: all as the Python client does them
+// (docs/clients.md).
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 
@@ -46,16 +48,32 @@ test('an unknown API path is a JSON not_found error', async () => {
   await assert.rejects(client.request('GET', ['no-such-endpoint']), { status: 404, code: 'not_found' });
 });
 
-test('a server that cannot be reached is a network_error without a status', async () => {
+test('a server that cannot be reached is a connection_failed error without a status', async () => {
   const { proxy, client: unreachable } = await throughProxy(() => undefined, { maxRetries: 1 });
   await proxy.close();
   await assert.rejects(unreachable.listSessions(), (error) => {
     assert.ok(error instanceof HistoryHubError);
     assert.equal(error.status, null);
-    assert.equal(error.code, 'network_error');
+    assert.equal(error.code, 'connection_failed');
+    assert.match(error.message, /^Could not reach HistoryHub: /);
     assert.ok(error.cause);
     return true;
   });
+});
+
+test('a server that does not answer in time is a connection_failed error too', async () => {
+  const { proxy, client: impatient } = await throughProxy(() => new Promise(() => {}), { timeoutMs: 200, maxRetries: 1 });
+  await assert.rejects(impatient.listSessions(), {
+    status: null,
+    code: 'connection_failed',
+    message: 'HistoryHub did not answer within 200 ms.',
+  });
+  assert.equal(proxy.requests.length, 2, 'a read that timed out is tried again');
+});
+
+test('an answer that is not JSON is invalid_answer', async () => {
+  const { client: confused } = await throughProxy(() => ({ status: 200, headers: { 'content-type': 'text/html' }, rawBody: '<html>' }));
+  await assert.rejects(confused.listSessions(), { status: 200, code: 'invalid_answer' });
 });
 
 test('a GET answered 503 is sent again after the Retry-After it names', async () => {
@@ -66,7 +84,7 @@ test('a GET answered 503 is sent again after the Retry-After it names', async ()
   const page = await retrying.listSessions({ pageSize: 1 });
   assert.equal(page.pageSize, 1);
   assert.equal(proxy.requests.length, 2);
-  // Backoff alone would have waited at most 200 ms; timers may round a millisecond or so early.
+  // Backoff alone would have waited at most 250 ms; timers may round a millisecond or so early.
   assert.ok(Date.now() - started >= 950, 'it waited the second Retry-After asked for');
 });
 
@@ -143,25 +161,61 @@ test('an error the client caused is not retried', async () => {
   assert.equal(proxy.requests.length, 1);
 });
 
+test('a 429 is sent again after the Retry-After it names', async () => {
+  const limited = { status: 429, headers: { 'retry-after': '0' }, body: { error: { code: 'rate_limited', message: 'Slow down.' } } };
+  const { proxy, client: retrying } = await throughProxy((request, index) => (index === 0 ? limited : undefined));
+  assert.equal((await retrying.listSessions({ pageSize: 1 })).pageSize, 1);
+  assert.equal(proxy.requests.length, 2);
+});
+
+test('a Retry-After longer than the longest pause is not waited out: the error is thrown at once', async () => {
+  const { proxy, client: retrying } = await throughProxy(() => ({ ...unavailable, headers: { 'retry-after': '3600' } }));
+  await assert.rejects(retrying.listSessions(), { status: 503, code: 'service_unavailable' });
+  assert.equal(proxy.requests.length, 1);
+});
+
+test('only 500, 502, 503 and 504 among server errors are tried again', async () => {
+  const notImplemented = { status: 501, body: { error: { code: 'http_error', message: 'Not implemented.' } } };
+  const { proxy, client: retrying } = await throughProxy(() => notImplemented);
+  await assert.rejects(retrying.listSessions(), { status: 501 });
+  assert.equal(proxy.requests.length, 1);
+});
+
+test('a request is tried five times in all by default, as the Python client tries it', async () => {
+  const { proxy, client: retrying } = await throughProxy(() => unavailable);
+  await assert.rejects(retrying.listSessions(), { status: 503, code: 'service_unavailable' });
+  assert.equal(proxy.requests.length, 5);
+});
+
 test('retries stop after maxRetries and the last error is thrown', async () => {
   const { proxy, client: retrying } = await throughProxy(() => unavailable, { maxRetries: 2 });
   await assert.rejects(retrying.getItems(uniqueSessionId('down')), { status: 503, code: 'service_unavailable' });
   assert.equal(proxy.requests.length, 3);
 });
 
-test('ids are percent-encoded in paths, and "." or ".." is refused before it can address another path', async () => {
+test('ids are percent-encoded one path segment each, as the Python client encodes them', async () => {
   const sessionId = uniqueSessionId('encoding');
-  const { proxy, client: recording } = await throughProxy();
-  const callId = 'call/1 %ü?#';
-  await recording.getClientAction(sessionId, callId).catch(() => undefined);
-  assert.equal(
-    proxy.requests[0].url,
-    `/api/v1/sessions/${sessionId}/client-actions/call%2F1%20%25%C3%BC%3F%23`,
-  );
-  for (const dots of ['.', '..']) {
-    await assert.rejects(recording.getClientAction(sessionId, dots), { code: 'invalid_input', status: null });
+  const { proxy, client: recording } = await throughProxy(() => ({ status: 404, body: { error: { code: 'not_found', message: '-' } } }));
+  for (const callId of ['call/1 %ü?#', "it's (*)!~", '.', '..']) {
+    await assert.rejects(recording.getClientAction(sessionId, callId), { code: 'not_found' });
   }
-  assert.equal(proxy.requests.length, 1);
+  assert.deepEqual(proxy.requests.map((request) => request.url.split('/').at(-1)), [
+    'call%2F1%20%25%C3%BC%3F%23',
+    'it%27s%20%28%2A%29%21~',
+    '%2E',
+    '%2E%2E',
+  ]);
+});
+
+test('NaN or Infinity in a body is refused before anything is sent, not sent as null', async () => {
+  const { proxy, client: recording } = await throughProxy();
+  const sessionId = uniqueSessionId('not-json');
+  await assert.rejects(recording.updateSession(sessionId, { metadata: { score: Number.NaN } }), {
+    name: 'TypeError',
+    message: 'NaN is not a JSON value (in "score"); nothing was sent.',
+  });
+  await assert.rejects(recording.addItems(sessionId, [{ type: 'message', role: 'user', content: 'x', weight: Infinity }]), TypeError);
+  assert.equal(proxy.requests.length, 0);
 });
 
 test('a caller\'s abort ends the call at once, without retrying', async () => {

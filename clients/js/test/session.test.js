@@ -1,14 +1,15 @@
 // HistoryHubSession, method by method, against the SDK's own MemorySession:
 // the same calls give the same answers, the same errors and the same history.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 
 import { MemorySession, UserError, isSessionHistoryTransactionAwareSession } from '@openai/agents';
 
 import { HistoryHubSession } from '../src/agents.js';
-import { HistoryHubError } from '../src/index.js';
+import { HistoryHubClient, HistoryHubError } from '../src/index.js';
 import { assistantMessage, compactionItem, functionCall, functionResult, userMessage } from './support/items.js';
-import { liveClient, uniqueSessionId } from './support/live.js';
+import { historyHub, liveClient, uniqueSessionId } from './support/live.js';
+import { startProxy } from './support/proxy.js';
 
 const client = await liveClient();
 
@@ -263,3 +264,19 @@ test('errors that are not conflicts reach the caller as HistoryHubError', async 
     return true;
   });
 });
+
+test('an item HistoryHub did not store is an error, never a silent loss', async () => {
+  const hub = await historyHub();
+  // A server that answers an append as storing only the first item.
+  const proxy = await startProxy(hub.url, () => ({ status: 200, body: { inserted: [true, false], itemCount: 1 } }));
+  after(() => proxy.close());
+  const proxied = new HistoryHubClient({ baseUrl: proxy.url, apiKey: hub.writeKey });
+  const session = new HistoryHubSession({ client: proxied, sessionId: uniqueSessionId('lost-item') });
+  await assert.rejects(session.addItems([userMessage('kept'), userMessage('lost')]), {
+    name: 'HistoryHubError',
+    status: 200,
+    code: 'items_not_stored',
+    message: 'HistoryHub did not store 1 of 2 items (at indexes 1).',
+  });
+});
+

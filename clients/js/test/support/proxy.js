@@ -7,7 +7,8 @@ const FORWARDED_HEADERS = ['authorization', 'accept', 'content-type', 'idempoten
 /**
  * `plan(request, index)` answers, for each request ({method, url, headers, body}):
  * - undefined: forward it and pass the answer back;
- * - {status, headers?, body?}: answer that instead, without forwarding;
+ * - {status, headers?, body?}: answer that instead, without forwarding (`body` as JSON,
+ *   or `rawBody` as it is);
  * - 'lose-answer': forward it, then drop the connection without answering;
  * - {rewriteUrl}: forward it to that URL (path and query) instead.
  * Answers {url, requests, close}.
@@ -27,7 +28,7 @@ export async function startProxy(targetUrl, plan = () => undefined) {
     const decision = await plan(request, requests.length - 1);
     if (decision && typeof decision === 'object' && 'status' in decision) {
       outgoing.writeHead(decision.status, { 'content-type': 'application/json', ...decision.headers });
-      outgoing.end(decision.body === undefined ? '' : JSON.stringify(decision.body));
+      outgoing.end(decision.rawBody ?? (decision.body === undefined ? '' : JSON.stringify(decision.body)));
       return;
     }
     const headers = Object.fromEntries(FORWARDED_HEADERS.filter((name) => name in incoming.headers).map((name) => [name, incoming.headers[name]]));
