@@ -336,7 +336,7 @@ def copy_base(copy):
     rows = []
     for session in Session.objects.filter(pk__gte=base_id(0), pk__lte=base_id(BASE_SESSIONS - 1)).order_by("pk"):
         index = int(session.id.removeprefix(base_id(0)[:-4]))
-        session.id = copy_id(copy, index)
+        session.id = session.session_id = copy_id(copy, index)
         session.name = name_of(copy, index)
         session.metadata = metadata_of(copy, index)
         # Each copy further back in time than the one before, its sessions in the base set's order.
@@ -413,12 +413,12 @@ def seed_long_session(rng, started):
 
 
 def search(**filters):
-    return "/?" + urlencode(filters)
+    return "/p/default/?" + urlencode(filters)
 
 
 def pages():
     return {
-        "sessions": "/",
+        "sessions": "/p/default/",
         f"agent filter ({FILTER_AGENT})": search(agent=FILTER_AGENT),
         "status filter (completed)": search(status="completed"),
         "runStatus filter (failed)": search(runStatus="failed"),
@@ -431,10 +431,10 @@ def pages():
         "q: no match": search(q="quetzalcoatl"),
         "q: two letters (zq)": search(q="zq"),
         f"q: {NAME_WORD} + agent {NAME_WORD_AGENT}, page 2": search(q=NAME_WORD, agent=NAME_WORD_AGENT, page=2),
-        "a session's timeline": f"/sessions/{copy_id(COPIES // 2, BASE_SESSIONS // 8)}/",
-        f"the {BIG_MESSAGES:,}-message session's timeline": f"/sessions/{BIG_SESSION}/",
-        f"approvals ({WAITING_ACTIONS:,} waiting)": "/approvals/",
-        "approvals page 2": "/approvals/?page=2",
+        "a session's timeline": f"/p/default/sessions/{copy_id(COPIES // 2, BASE_SESSIONS // 8)}/",
+        f"the {BIG_MESSAGES:,}-message session's timeline": f"/p/default/sessions/{BIG_SESSION}/",
+        f"approvals ({WAITING_ACTIONS:,} waiting)": "/p/default/approvals/",
+        "approvals page 2": "/p/default/approvals/?page=2",
     }
 
 

@@ -22,24 +22,29 @@ def columns(model):
     return [field for field in model._meta.concrete_fields if not field.auto_created]
 
 
-def _prepared(model, objects, session_field):
+def _prepared(model, objects, session_fields):
     fields = columns(model)
     rows = [[field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields] for row in objects]
-    return fields, rows, [field.attname for field in fields].index(session_field)
+    names = [field.attname for field in fields]
+    return fields, rows, [names.index(name) for name in session_fields]
 
 
 class Table:
-    """Rows of one model, prepared for the database (``pre_save`` is not run: timestamps stay as they are)."""
+    """Rows of one model, prepared for the database (``pre_save`` is not run: timestamps stay as they are).
 
-    def __init__(self, model, objects, session_field):
-        self.fields, self.rows, self.session_index = _prepared(model, objects, session_field)
+    ``session_fields`` hold the session's id, and take the id of the session the rows are written for (the
+    sessions of the default project, which the benchmarks use, have their id as their key)."""
+
+    def __init__(self, model, objects, *session_fields):
+        self.fields, self.rows, self.session_indexes = _prepared(model, objects, session_fields)
         self.name = connection.ops.quote_name(model._meta.db_table)
         self.column_list = ", ".join(connection.ops.quote_name(field.column) for field in self.fields)
 
     def for_session(self, session_id, rows):
         for row in rows:
             row = list(row)
-            row[self.session_index] = session_id
+            for index in self.session_indexes:
+                row[index] = session_id
             yield row
 
     def write(self, cursor, session_id, rows, method):
@@ -64,7 +69,7 @@ class SessionRows:
 
     def __init__(self, source_session_id, batch_size):
         source = SESSION_MODEL.objects.filter(pk=source_session_id)
-        self.session = Table(SESSION_MODEL, source, "id")
+        self.session = Table(SESSION_MODEL, source, "id", "session_id")
         log = LOG_MODEL.objects.filter(session_id=source_session_id).order_by("position")
         self.log = Table(LOG_MODEL, log, "session_id")
         timeline = TIMELINE_MODEL.objects.filter(session_id=source_session_id).order_by("order")

@@ -96,7 +96,7 @@ def _copy_base(copy, sizes):
     model = hub.SESSION_MODEL
     base = list(model.objects.filter(pk__gte=BASE_PREFIX, pk__lt=BASE_END).order_by("pk"))
     for index, session in enumerate(base):
-        session.id = prefix + session.id.removeprefix(BASE_PREFIX)
+        session.id = session.session_id = prefix + session.id.removeprefix(BASE_PREFIX)
         # Older copies further back in time, interleaved with the other copies.
         shift = timedelta(minutes=copy * sizes.dashboard_base + index)
         session.created_at -= shift

@@ -73,6 +73,7 @@ api = HistoryHubAPI(
 )
 api.add_router("/v1", history_router)
 api.add_router("/v1", "historyhub.runs.api.router")
+api.add_router("/v1", "historyhub.projects.api.router")
 
 
 def error_response(request, code, message, status):

@@ -4,12 +4,13 @@ scope, clients that speak to the real URLs, and a live server."""
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 
 from historyhub import live
 from historyhub.apikeys.models import ApiKey
-from tests.support.actors import ApiClient, make_approver
+from historyhub.projects.keys import DEFAULT_PROJECT
+from historyhub.projects.models import Project, Role
+from tests.support.actors import ApiClient, make_approver, make_member
 from tests.support.servers import InProcessServer
 
 
@@ -22,6 +23,21 @@ def django_db_setup(django_db_setup):
     changes = live.change_file()
     if changes is not None:
         Path(changes.path).unlink(missing_ok=True)
+
+
+@pytest.fixture(autouse=True)
+def default_project(request):
+    """The project ``default`` the migrations make, made again for a test that uses the database: a
+    transactional test flushes every table when it ends, rows the migrations made included."""
+    names = set(request.fixturenames)
+    for fixture in ("transactional_db", "db"):
+        if fixture in names:
+            request.getfixturevalue(fixture)
+            break
+    else:
+        if request.node.get_closest_marker("django_db") is None:
+            return
+    Project.objects.get_or_create(id=DEFAULT_PROJECT, defaults={"name": "Default"})
 
 
 @pytest.fixture(scope="session")
@@ -87,7 +103,7 @@ def approver(db):
 
 @pytest.fixture
 def viewer(db):
-    return User.objects.create_user("viewer", password="viewer-password-1")
+    return make_member("viewer", Role.VIEWER)
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ def test_an_api_error_may_not_be_stored_either(anonymous):
 
 
 def test_a_dashboard_page_may_not_be_stored(viewer_client, session_id):
-    for url in ("/", f"/sessions/{session_id}/", "/approvals/"):
+    for url in ("/p/default/", f"/p/default/sessions/{session_id}/", "/p/default/approvals/"):
         response = viewer_client.get(url)
         assert response.status_code == 200, url
         assert {"no-store", "private"} <= cache_control(response), url

@@ -127,7 +127,7 @@ def test_a_page_answers_a_short_503_page_that_needs_no_database(database, approv
     client.force_login(approver)
     database.cut()
 
-    response = client.get("/approvals/")
+    response = client.get("/p/default/approvals/")
 
     assert response.status_code == 503 and response["Retry-After"] == "5"
     assert response["Content-Type"].startswith("text/html")
@@ -146,7 +146,7 @@ def test_service_comes_back_by_itself_when_the_database_does(database, write_key
     database.restore()
 
     until(lambda: api.get("sessions").status_code == 200, seconds=15, message="the API's recovery")
-    assert client.get("/approvals/").status_code == 200
+    assert client.get("/p/default/approvals/").status_code == 200
 
 
 @pytest.mark.parametrize("debug", [False, True])

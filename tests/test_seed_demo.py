@@ -3,6 +3,8 @@ from django.core.management import call_command
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.history.models import ClientAction, Item, Session, TimelineEntry
+from historyhub.projects import access
+from historyhub.projects.models import Membership, Role
 
 
 def counts():
@@ -33,6 +35,7 @@ def test_running_it_twice_duplicates_nothing(db):
     assert ApiKey.objects.filter(name__startswith="demo key").count() == 1
 
 
-def test_the_demo_login_is_an_approver(db):
+def test_the_demo_login_is_an_admin_of_the_default_project(db):
     call_command("seed_demo", quiet_credentials=True)
-    assert User.objects.get(username="demo").has_perm("history.decide_clientaction")
+    assert access.role_of(User.objects.get(username="demo"), "default") == Role.ADMIN
+    assert Membership.objects.filter(user__username="demo", project_id="default", role=Role.ADMIN).exists()

@@ -25,16 +25,16 @@ TARGET_SECONDS = 0.050
 
 def pages(sizes):
     return {
-        "sessions page": "/",
-        f"… agent filter ({seed.FILTER_AGENT})": "/?" + urlencode({"agent": seed.FILTER_AGENT}),
-        "… status filter (completed)": "/?status=completed",
-        "… runStatus filter (failed)": "/?runStatus=failed",
-        "… waiting on a person": "/?waiting=on",
-        f"… search q={SEARCH_WORD} (a word in message text)": "/?" + urlencode({"q": SEARCH_WORD}),
-        "… page 2": "/?page=2",
-        "a typical session's timeline": f"/sessions/{seed.base_id(1)}/",
-        f"the {sizes.big_items:,}-item session's timeline": f"/sessions/{seed.BIG_SESSION}/",
-        f"approvals page ({sizes.waiting_actions:,} waiting)": "/approvals/",
+        "sessions page": "/p/default/",
+        f"… agent filter ({seed.FILTER_AGENT})": "/p/default/?" + urlencode({"agent": seed.FILTER_AGENT}),
+        "… status filter (completed)": "/p/default/?status=completed",
+        "… runStatus filter (failed)": "/p/default/?runStatus=failed",
+        "… waiting on a person": "/p/default/?waiting=on",
+        f"… search q={SEARCH_WORD} (a word in message text)": "/p/default/?" + urlencode({"q": SEARCH_WORD}),
+        "… page 2": "/p/default/?page=2",
+        "a typical session's timeline": f"/p/default/sessions/{seed.base_id(1)}/",
+        f"the {sizes.big_items:,}-item session's timeline": f"/p/default/sessions/{seed.BIG_SESSION}/",
+        f"approvals page ({sizes.waiting_actions:,} waiting)": "/p/default/approvals/",
     }
 
 

@@ -19,7 +19,7 @@ class ApiKeyForm(forms.ModelForm):
 
     class Meta:
         model = ApiKey
-        fields = ("name", "scopes")
+        fields = ("project", "name", "scopes")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -33,23 +33,28 @@ class ApiKeyForm(forms.ModelForm):
 @admin.register(ApiKey)
 class ApiKeyAdmin(admin.ModelAdmin):
     form = ApiKeyForm
-    list_display = ("name", "prefix", "scopes", "created_at", "last_used_at", "revoked_at")
-    list_filter = ("scopes", ("revoked_at", admin.EmptyFieldListFilter))
+    list_display = ("name", "project", "prefix", "scopes", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("project", "scopes", ("revoked_at", admin.EmptyFieldListFilter))
     search_fields = ("name", "=prefix")
     ordering = ("-created_at",)
     actions = ("revoke",)
-    readonly_fields = ("prefix", "created_at", "last_used_at", "revoked_at")
+
+    def get_readonly_fields(self, request, obj=None):
+        # A key stays in the project it was issued for.
+        if obj is None:
+            return ()
+        return ("project", "prefix", "created_at", "last_used_at", "revoked_at")
 
     def get_fields(self, request, obj=None):
         if obj is None:
-            return ("name", "scopes")
-        return ("name", "scopes", "prefix", "created_at", "last_used_at", "revoked_at")
+            return ("project", "name", "scopes")
+        return ("project", "name", "scopes", "prefix", "created_at", "last_used_at", "revoked_at")
 
     def save_model(self, request, obj, form, change):
         if change:
             super().save_model(request, obj, form, change)
             return
-        issued, key = ApiKey.issue(obj.name, obj.scopes)
+        issued, key = ApiKey.issue(obj.name, obj.scopes, project=obj.project)
         # The admin goes on with the object it built (its log entry, its redirect): make it the issued key.
         for field in ApiKey._meta.concrete_fields:
             setattr(obj, field.attname, getattr(issued, field.attname))

@@ -6,6 +6,8 @@ import secrets
 from django.db import models
 from django.utils import timezone
 
+from historyhub.projects.keys import DEFAULT_PROJECT
+
 KEY_PREFIX = "hh_"
 
 
@@ -46,6 +48,8 @@ class ApiKeyQuerySet(models.QuerySet):
 
 
 class ApiKey(models.Model):
+    # Every call a key makes acts inside this project (docs/projects.md).
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="api_keys")
     name = models.CharField(max_length=200)
     scopes = models.CharField(
         max_length=64, default=Scope.WRITE, help_text="Comma-separated: read, write, decide, admin."
@@ -67,12 +71,18 @@ class ApiKey(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
     @classmethod
-    def issue(cls, name, scopes=(Scope.WRITE,)):
-        """Create a key; returns (api_key, the key in clear, which is never stored)."""
+    def issue(cls, name, scopes=(Scope.WRITE,), project=DEFAULT_PROJECT):
+        """Create a key of ``project`` (a Project or its id); returns (api_key, the key in clear, never stored)."""
         if isinstance(scopes, str):
             scopes = parse_scopes(scopes)
         key = KEY_PREFIX + secrets.token_urlsafe(32)
-        api_key = cls.objects.create(name=name, scopes=",".join(scopes), prefix=key[:10], key_hash=hash_key(key))
+        api_key = cls.objects.create(
+            project_id=getattr(project, "pk", project),
+            name=name,
+            scopes=",".join(scopes),
+            prefix=key[:10],
+            key_hash=hash_key(key),
+        )
         return api_key, key
 
     @classmethod

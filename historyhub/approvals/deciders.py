@@ -8,10 +8,12 @@ locked; nothing else decides whether a decision is allowed.
 from dataclasses import dataclass
 
 from historyhub.apikeys.models import Scope
-from historyhub.history.errors import Forbidden
+from historyhub.history.errors import Forbidden, SessionNotFound
+from historyhub.projects import access, keys
+from historyhub.projects.models import Role
 
-DECIDE_PERMISSION = "history.decide_clientaction"
 OPENER_MESSAGE = "The key that opened this action cannot decide it."
+ROLE_MESSAGE = "Deciding client actions needs the approver or admin role in this project; ask one of its admins."
 
 
 @dataclass(frozen=True)
@@ -30,14 +32,26 @@ class Decider:
     def key(cls, api_key):
         return cls(name=f"api key: {api_key.name}", api_key=api_key)
 
+    def reason_not_to_decide(self, action):
+        """Why this decider may not decide ``action``, or None when they may."""
+        project = keys.project_of(action.session_id)
+        if self.api_key is not None:
+            if not self.api_key.allows(Scope.DECIDE):
+                return "Deciding client actions needs an API key with the decide scope."
+            if action.opened_by_key_id == self.api_key.pk:
+                return OPENER_MESSAGE
+            return None
+        if not access.may(self.user, project, Role.APPROVER):
+            return ROLE_MESSAGE
+        return None
+
 
 def check(decider, action):
     """Raise ``Forbidden`` unless ``decider`` may decide ``action``."""
-    if decider.api_key is not None:
-        if not decider.api_key.allows(Scope.DECIDE):
-            raise Forbidden("Deciding client actions needs an API key with the decide scope.")
-        if action.opened_by_key_id == decider.api_key.pk:
-            raise Forbidden(OPENER_MESSAGE)
-        return
-    if not decider.user.has_perm(DECIDE_PERMISSION):
-        raise Forbidden("Deciding client actions needs the Approvers group (the decide_clientaction permission).")
+    project = keys.project_of(action.session_id)
+    if decider.api_key is not None and decider.api_key.project_id != project:
+        # The API scopes every key to its project; an action of another project does not exist for it.
+        raise SessionNotFound(action.session_id)
+    reason = decider.reason_not_to_decide(action)
+    if reason is not None:
+        raise Forbidden(reason)

@@ -15,6 +15,7 @@ from django.db import transaction
 
 from historyhub.dashboard import destructive
 from historyhub.history import client_actions
+from historyhub.projects import keys
 
 SUMMARY_CHARS = 200
 
@@ -26,8 +27,13 @@ class Batch:
 
     @property
     def keys(self):
-        """Its actions as ("<session id>", "<call id>"), in lock order."""
+        """Its actions as ("<session key>", "<call id>"), in lock order."""
         return sorted((action.session_id, action.call_id) for action in self.actions)
+
+    @property
+    def selection(self):
+        """Its actions as the page names them, "<session id>/<call id>" (ids as the project knows them), sorted."""
+        return sorted(f"{keys.session_id_of(action.session_id)}/{action.call_id}" for action in self.actions)
 
     @property
     def fingerprint(self):
@@ -48,14 +54,14 @@ class Batch:
         ]
 
 
-def every_waiting():
-    return Batch(list(client_actions.listing(status="waiting")))
+def every_waiting(project):
+    return Batch(list(client_actions.listing(project, status="waiting")))
 
 
-def waiting_among(keys):
-    """The waiting actions among ("<session id>", "<call id>") keys."""
+def waiting_among(project, keys):
+    """The waiting actions of ``project`` among ("<session key>", "<call id>") keys."""
     wanted = set(keys)
-    candidates = client_actions.listing(status="waiting").filter(
+    candidates = client_actions.listing(project, status="waiting").filter(
         session_id__in={session_id for session_id, _ in wanted}, call_id__in={call_id for _, call_id in wanted}
     )
     actions = [action for action in candidates if (action.session_id, action.call_id) in wanted]
@@ -63,7 +69,7 @@ def waiting_among(keys):
 
 
 def decide(keys, *, decision, comment, decider):
-    """Decide every ("<session id>", "<call id>") key, in lock order, or none: one action that cannot be
+    """Decide every ("<session key>", "<call id>") key, in lock order, or none: one action that cannot be
     decided raises its DomainError and leaves every other one waiting."""
     with transaction.atomic():
         for session_id, call_id in sorted(keys):

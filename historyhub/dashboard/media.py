@@ -88,5 +88,5 @@ def page_loading(request, session_id, entry_pk, hosts):
     """The session page the person is on (the same epoch and chunk), loading media from ``hosts``, at the entry."""
     query = page_query(request)
     kept = [(name, value) for name in ("epoch", "until") for value in query.get(name, [])[:1]]
-    address = reverse("dashboard:session", args=[session_id])
+    address = reverse("dashboard:session", args=[request.project.pk, session_id])
     return f"{address}?{urlencode([*kept, *(('media', host) for host in hosts)])}#entry-{entry_pk}"

@@ -22,13 +22,13 @@ KEEPALIVE_SECONDS = 20
 COALESCE_SECONDS = 1
 
 
-def interest(session_id=None, inbox_only=False):
-    """What a page's stream hears: its session and the inbox, the inbox only, or everything."""
-    if session_id is not None:
-        return live.Interest(session=session_id, inbox=True)
+def interest(project, session_key=None, inbox_only=False):
+    """What a page of ``project`` hears: its session and the inbox, the inbox only, or the whole project."""
+    if session_key is not None:
+        return live.Interest(session=session_key, inbox=project)
     if inbox_only:
-        return live.Interest(inbox=True)
-    return live.Interest(everything=True)
+        return live.Interest(inbox=project)
+    return live.Interest(project=project)
 
 
 def events(subscription, session_id):

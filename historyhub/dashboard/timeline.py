@@ -17,6 +17,7 @@ from historyhub.dashboard import hidden_characters, json_preview
 from historyhub.history import client_action_cards, history_pages, jsonvalues, validation
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import ClientAction, TimelineEntry
+from historyhub.projects import keys
 
 CHUNK_SIZE = 30
 # Statuses that have a colour; anything else an agent writes is shown as text only.
@@ -194,7 +195,7 @@ def card(entry, item, action=None, now=None):
     if entry.type == "message":
         data["role"] = item.get("role")
     elif entry.type == "subagent":
-        data["child_url"] = session_url(item.get("childSessionId"))
+        data["child_url"] = session_url(keys.project_of(entry.session_id), item.get("childSessionId"))
     elif entry.type == "evaluation":
         data["metrics"] = metrics(item.get("metrics"))
         data["passed"] = sum(1 for metric in data["metrics"] if metric["passed"] is True)
@@ -235,13 +236,13 @@ def action_view(action):
     return {"arguments": arguments, "approved_arguments": approved, "hidden_characters": hidden}
 
 
-def session_url(session_id):
-    """A link to a session named by agent data, or None when the value cannot be a session id."""
+def session_url(project_id, session_id):
+    """A link to a session of the project named by agent data, or None when the value cannot be a session id."""
     try:
         validation.session_id(session_id)
     except InvalidInput:
         return None
-    return reverse("dashboard:session", args=[session_id])
+    return reverse("dashboard:session", args=[project_id, session_id])
 
 
 def metrics(values):

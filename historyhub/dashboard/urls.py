@@ -1,10 +1,11 @@
-from django.urls import path
+from django.urls import include, path
 
 from historyhub.dashboard import views
 
 app_name = "dashboard"
 
-urlpatterns = [
+# The pages of one project, under /p/<project id>/ (docs/projects.md, "The dashboard").
+project_pages = [
     path("", views.session_list, name="sessions"),
     path("sessions/<str:session_id>/", views.session_detail, name="session"),
     path("sessions/<str:session_id>/updates/", views.session_updates, name="session_updates"),
@@ -19,5 +20,14 @@ urlpatterns = [
     path("approvals/", views.approvals, name="approvals"),
     path("approvals/decisions/", views.decide_selected, name="decide_selected"),
     path("approvals/count/", views.inbox_count, name="inbox_count"),
+    path("settings/", views.project_settings, name="settings"),
     path("live/", views.live_updates, name="live"),
+]
+
+urlpatterns = [
+    # The person's current project: the one last opened, else the first they belong to.
+    path("", views.home, name="home"),
+    path("sessions/<str:session_id>/", views.current_session, name="current_session"),
+    path("approvals/", views.current_approvals, name="current_approvals"),
+    path("p/<str:project_id>/", include(project_pages)),
 ]

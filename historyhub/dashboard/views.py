@@ -23,8 +23,8 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retarget
 
 from historyhub import live
-from historyhub.approvals.deciders import DECIDE_PERMISSION, Decider
-from historyhub.dashboard import batch, destructive, json_preview, media, stream, timeline
+from historyhub.approvals.deciders import ROLE_MESSAGE, Decider
+from historyhub.dashboard import batch, destructive, json_preview, media, settings_forms, stream, timeline
 from historyhub.dashboard.forms import (
     CursorQuery,
     DecisionForm,
@@ -33,16 +33,16 @@ from historyhub.dashboard.forms import (
     SessionFilters,
     TimelineQuery,
 )
+from historyhub.dashboard.settings_forms import ProjectForm
 from historyhub.history import client_actions, jsonvalues, paging, sessions
-from historyhub.history.errors import DomainError, SessionNotFound
+from historyhub.history.errors import DomainError, Forbidden, SessionNotFound
 from historyhub.history.models import ClientAction, TimelineEntry
+from historyhub.projects import access, administration, keys
+from historyhub.projects.models import Role
 
-# What the 403 page tells a person who may read but not decide (templates/403.html).
-DECIDE_DENIED = (
-    "Deciding client actions needs the permission “Can approve or reject client actions” "
-    "(history.decide_clientaction), which you do not have. "
-    "Ask an administrator of this HistoryHub to add you to the Approvers group."
-)
+# What the 403 page tells a person (templates/403.html).
+NOT_A_MEMBER = "You are not a member of this project. Ask one of its admins to add you."
+ADMINS_ONLY = "Only the project's admins manage its settings. Ask one of its admins."
 SESSIONS_PAGE_SIZE = 25
 # The sessions page counts matches up to here, then says "More than 200" (docs/search.md, "Counting").
 SESSIONS_COUNT_LIMIT = 200
@@ -67,21 +67,37 @@ def login_required(view):
     return wrapper
 
 
-def decider_required(view):
-    """Only a person who may decide gets to the view; anyone else gets the 403 page, saying what they lack."""
+def project_page(view):
+    """A page of one project (the URL's ``project_id``): its members may see it, anyone else gets the 403 page,
+    saying why. The view finds the project and the person's role in ``request.project`` and ``request.role``;
+    the project becomes the person's current one (``/`` opens it)."""
 
     @wraps(view)
-    def wrapper(request, *args, **kwargs):
-        if not request.user.has_perm(DECIDE_PERMISSION):
-            raise PermissionDenied(DECIDE_DENIED)
+    @login_required
+    def wrapper(request, project_id, *args, **kwargs):
+        project, role = access.project_and_role(request.user, project_id)
+        if project is None and role is not None:
+            raise Http404("No such project.")
+        if role is None:
+            # The same answer whether the project exists or not: a person learns of no project they are not in.
+            raise PermissionDenied(NOT_A_MEMBER)
+        request.project, request.role = project, role
+        if request.session.get(CURRENT_PROJECT) != project.pk:
+            request.session[CURRENT_PROJECT] = project.pk
         return view(request, *args, **kwargs)
 
     return wrapper
 
 
-def session_or_404(session_id):
+def admins_only(request):
+    if not access.grants(request.role, Role.ADMIN):
+        raise PermissionDenied(ADMINS_ONLY)
+
+
+def session_or_404(request, session_id):
+    """The session of the page's project that ``session_id`` names."""
     try:
-        return sessions.get(session_id)
+        return sessions.get(keys.session_key(request.project.pk, session_id))
     except SessionNotFound:
         raise Http404("No such session.") from None
 
@@ -103,18 +119,52 @@ def page_context(paged):
     }
 
 
+# Where a person lands ---------------------------------------------------------------
+
+CURRENT_PROJECT = "historyhub_project"
+
+
+def current_project(request):
+    """The project ``/`` opens: the one last opened, else the first the person belongs to, or None."""
+    mine = access.projects_of(request.user)
+    last = request.session.get(CURRENT_PROJECT)
+    return (mine.filter(pk=last).first() if last else None) or mine.first()
+
+
+def in_current_project(view_name):
+    """``/``, ``/sessions/<id>/`` and ``/approvals/``: the same page of the person's current project."""
+
+    @require_GET
+    @login_required
+    def view(request, **kwargs):
+        project = current_project(request)
+        if project is None:
+            return render(request, "dashboard/no_project.html", status=403)
+        url = reverse(f"dashboard:{view_name}", kwargs={"project_id": project.pk, **kwargs})
+        query = request.META.get("QUERY_STRING")
+        return redirect(f"{url}?{query}" if query else url)
+
+    return view
+
+
+home = in_current_project("sessions")
+current_session = in_current_project("session")
+current_approvals = in_current_project("approvals")
+
+
 # Sessions --------------------------------------------------------------------------
 
 
 @require_GET
-@login_required
+@project_page
 @vary_on_headers("HX-Request")
 def session_list(request):
-    filters = SessionFilters(request.GET, agents=sessions.agents())
+    project = request.project.pk
+    filters = SessionFilters(request.GET, agents=sessions.agents(project))
     criteria = filters.criteria()
     paged = paging.page_of_parts(
-        lambda first: sessions.search(**criteria, first=first),
-        lambda up_to: sessions.count(**criteria, up_to=up_to),
+        lambda first: sessions.search(project, **criteria, first=first),
+        lambda up_to: sessions.count(project, **criteria, up_to=up_to),
         filters.page_number(),
         SESSIONS_PAGE_SIZE,
         count_limit=SESSIONS_COUNT_LIMIT,
@@ -137,10 +187,10 @@ def in_use(query):
 
 
 @require_GET
-@login_required
+@project_page
 @vary_on_headers("HX-Request")
 def session_detail(request, session_id):
-    session = session_or_404(session_id)
+    session = session_or_404(request, session_id)
     query = TimelineQuery(request.GET)
     if not query.is_valid():
         return HttpResponseBadRequest("epoch and until must be whole numbers.")
@@ -158,13 +208,13 @@ def session_detail(request, session_id):
 
 
 @require_GET
-@login_required
+@project_page
 def session_updates(request, session_id):
     """The poll of an open timeline: 204 when the session's version is the one the page shows."""
     query = CursorQuery(request.GET)
     if not query.is_valid():
         return HttpResponseBadRequest("since, epoch, seq and pk must be whole numbers.")
-    session = session_or_404(session_id)
+    session = session_or_404(request, session_id)
     data = query.cleaned_data
     cursor = timeline.Cursor(version=data["since"], epoch=data["epoch"], seq=data["seq"], pk=data["pk"])
     if session.version == cursor.version:
@@ -175,11 +225,12 @@ def session_updates(request, session_id):
 
 
 @require_POST
-@login_required
-@decider_required
+@project_page
 def decide_entry(request, session_id, entry_id):
-    """Approve or reject the client action of one timeline card, and answer with the card as it is now."""
-    session = session_or_404(session_id)
+    """Approve or reject the client action of one timeline card, and answer with the card as it is now.
+
+    Whether the person may is the domain's to say (``client_actions.decide``): a refusal is the 403 page."""
+    session = session_or_404(request, session_id)
     entry = TimelineEntry.objects.filter(session=session, pk=entry_id).first()
     action = ClientAction.objects.filter(session=session, entry_key=entry.key).first() if entry else None
     if action is None:
@@ -196,6 +247,8 @@ def decide_entry(request, session_id, entry_id):
                 arguments=form.cleaned_data["arguments"],
                 decider=Decider.person(request.user),
             )
+        except Forbidden as refused:
+            raise PermissionDenied(refused.message) from None
         except DomainError as error:
             form.add_error(None, error.message)
             status = error.status
@@ -207,9 +260,9 @@ def decide_entry(request, session_id, entry_id):
             messages.success(request, "Decision recorded.")
         for error in form.errors.values():
             messages.error(request, " ".join(error))
-        return redirect(f"{reverse('dashboard:session', args=[session.id])}#entry-{entry.pk}")
+        return redirect(f"{reverse('dashboard:session', args=[request.project.pk, session_id])}#entry-{entry.pk}")
 
-    session = session_or_404(session.id)
+    session = session_or_404(request, session_id)
     entry = TimelineEntry.objects.filter(pk=entry.pk).first()
     if entry is None:
         return HttpResponse(headers={"HX-Refresh": "true"})
@@ -223,11 +276,12 @@ def decide_entry(request, session_id, entry_id):
 
 
 @require_GET
-@login_required
+@project_page
 def entry_arguments(request, session_id, entry_id):
     """All the arguments of a tool call card, of which the card shows a bounded preview (a client action
     the agent wrote down itself, with no record: the whole item)."""
-    entry = TimelineEntry.objects.filter(session_id=session_id, pk=entry_id, type__in=CALL_CARDS).first()
+    session = session_or_404(request, session_id)
+    entry = TimelineEntry.objects.filter(session=session, pk=entry_id, type__in=CALL_CARDS).first()
     item = entry.value if entry is not None else {}
     if entry is None or (entry.type == "action" and "arguments" not in item):
         raise Http404("No such tool call card.")
@@ -235,10 +289,11 @@ def entry_arguments(request, session_id, entry_id):
 
 
 @require_GET
-@login_required
+@project_page
 def action_arguments(request, session_id, call_id):
     """All the arguments a client action asks to run with, or with ``?approved=1`` those it was approved with."""
-    action = ClientAction.objects.filter(session_id=session_id, call_id=call_id).first()
+    session = session_or_404(request, session_id)
+    action = ClientAction.objects.filter(session=session, call_id=call_id).first()
     text = None
     if action is not None:
         text = action.approved_arguments_json if "approved" in request.GET else action.arguments_json
@@ -282,10 +337,10 @@ def approval_row(action):
 
 
 @require_GET
-@login_required
+@project_page
 @vary_on_headers("HX-Request")
 def approvals(request):
-    actions = client_actions.listing(status="waiting")
+    actions = client_actions.listing(request.project.pk, status="waiting")
     stamp = approvals_stamp(actions)
     if request.GET.get("since") == stamp:
         return HttpResponse(status=204)
@@ -297,35 +352,41 @@ def approvals(request):
 
 
 @require_POST
-@login_required
-@decider_required
+@project_page
 def decide_selected(request):
     """Approve or reject one waiting client action from the approvals page, or, once confirmed,
     several of them or every waiting one (docs/dashboard.md, "Batch decisions")."""
+    if not access.grants(request.role, Role.APPROVER):
+        # Nothing to confirm for someone who may decide nothing here; each action is the domain's to check.
+        raise PermissionDenied(ROLE_MESSAGE)
     form = SelectedDecisionForm(request.POST)
     if not form.is_valid():
         for error in form.errors.values():
             messages.error(request, " ".join(error))
         return decided(request, form, status=422)
     data = form.cleaned_data
-    keys = data["selected"]
+    project = request.project.pk
+    selected = [(keys.session_key(project, session_id), call_id) for session_id, call_id in data["selected"]]
     if form.needs_confirmation:
-        found = batch.every_waiting() if data["all_waiting"] else batch.waiting_among(keys)
+        found = batch.every_waiting(project) if data["all_waiting"] else batch.waiting_among(project, selected)
         if not data["confirmed"]:
             return confirmation(request, form, found)
         if data["fingerprint"] != found.fingerprint:
             return confirmation(request, form, found, changed=True)
         if data["all_waiting"]:
-            keys = found.keys
+            selected = found.keys
     status = 200
+    person = Decider.person(request.user)
     try:
-        batch.decide(keys, decision=data["decision"], comment=data["comment"], decider=Decider.person(request.user))
+        batch.decide(selected, decision=data["decision"], comment=data["comment"], decider=person)
+    except Forbidden as refused:
+        raise PermissionDenied(refused.message) from None
     except DomainError as error:
         status = error.status
         messages.error(request, f"{error.message} Nothing was decided.")
     else:
         verb = "Approved" if data["decision"] == "approve" else "Rejected"
-        messages.success(request, f"{verb} {len(keys)} action{'s' if len(keys) != 1 else ''}.")
+        messages.success(request, f"{verb} {len(selected)} action{'s' if len(selected) != 1 else ''}.")
     return decided(request, form, status)
 
 
@@ -333,10 +394,10 @@ def decided(request, form, status):
     """The approvals page after a decision (or a refusal): the list as it is now, or, without htmx, a redirect to it."""
     page = form.cleaned_data.get("page") or 1
     if request.htmx:
-        actions = client_actions.listing(status="waiting")
+        actions = client_actions.listing(request.project.pk, status="waiting")
         context = approvals_context(actions, approvals_stamp(actions), page)
         return render(request, "dashboard/fragments/approvals_result.html", context, status=status)
-    return redirect(f"{reverse('dashboard:approvals')}?{urlencode({'page': page})}")
+    return redirect(f"{reverse('dashboard:approvals', args=[request.project.pk])}?{urlencode({'page': page})}")
 
 
 def confirmation(request, form, found, changed=False):
@@ -362,10 +423,10 @@ def confirmation(request, form, found, changed=False):
 
 
 @require_GET
-@login_required
+@project_page
 def inbox_count(request):
     """The navigation's count of waiting actions; 204 while it is the number the page shows."""
-    waiting = client_actions.waiting_count()
+    waiting = client_actions.waiting_count(request.project.pk)
     if request.GET.get("since") == str(waiting):
         return HttpResponse(status=204)
     return render(request, "dashboard/fragments/inbox_count.html", {"waiting": waiting})
@@ -380,7 +441,7 @@ def too_many_streams(limit):
 
 
 @require_GET
-async def live_updates(request):
+async def live_updates(request, project_id):
     """Server-sent events for an open page (docs/live-updates.md): ``changed`` when something the page
     shows changed (the sessions table, the approvals, the inbox count refresh themselves), ``session``
     when the session the page shows did (its timeline asks for what is new).
@@ -390,10 +451,11 @@ async def live_updates(request):
     HISTORYHUB_MAX_STREAMS_PER_USER streams open in this process already gets 429.
     """
     user = await request.auser()
-    if not user.is_authenticated:
+    if not user.is_authenticated or await live.read(access.role_of, user, project_id) is None:
         return HttpResponse(status=204)
     session_id = request.GET.get("session") or None
-    interest = stream.interest(session_id, inbox_only=request.GET.get("inbox") == "1")
+    session_key = keys.session_key(project_id, session_id) if session_id else None
+    interest = stream.interest(project_id, session_key, inbox_only=request.GET.get("inbox") == "1")
     subscription = live.listen(interest, owner=("user", user.pk), limit=settings.HISTORYHUB_MAX_STREAMS_PER_USER)
     try:
         subscription.start()
@@ -401,8 +463,82 @@ async def live_updates(request):
         return too_many_streams(too_many.limit)
     except live.Closed:
         return HttpResponse(status=503, headers={"Retry-After": "1"})
-    response = StreamingHttpResponse(stream.events(subscription, session_id), content_type="text/event-stream")
+    response = StreamingHttpResponse(stream.events(subscription, session_key), content_type="text/event-stream")
     response["Cache-Control"] = "no-cache"
     # A proxy must pass each event on as it comes, not buffer the stream.
     response["X-Accel-Buffering"] = "no"
     return response
+
+
+# A project's settings ----------------------------------------------------------------
+
+
+@project_page
+def project_settings(request):
+    """The project, its members, groups and keys, for its admins; a new key is shown on this answer only."""
+    admins_only(request)
+    project = request.project
+    forms_shown, issued, status = {}, None, 200
+    if request.method == "POST":
+        action = request.POST.get("action")
+        form_class = settings_forms.FORMS.get(action)
+        if form_class is None:
+            return HttpResponseBadRequest("Unknown settings action.")
+        form = form_class(request.POST)
+        if form.is_valid():
+            try:
+                issued = change_settings(project, action, form.cleaned_data)
+            except DomainError as error:
+                form.add_error(None, error.message)
+        if form.errors:
+            forms_shown[action], status = form, 422
+        elif issued is None:
+            messages.success(request, SETTINGS_DONE[action])
+            return redirect("dashboard:settings", project_id=project.pk)
+    elif request.method != "GET":
+        return HttpResponse(status=405, headers={"Allow": "GET, POST"})
+    context = {
+        "forms": {
+            "project": ProjectForm(initial={"name": project.name, "retention_days": project.retention_days}),
+            "member": settings_forms.MemberForm(),
+            "group": settings_forms.GroupForm(),
+            "key": settings_forms.KeyForm(),
+            **forms_shown,
+        },
+        "members": administration.members(project),
+        "groups": administration.groups(project),
+        "api_keys": administration.api_keys(project),
+        "issued": issued,
+        "roles": Role.choices,
+    }
+    return render(request, "dashboard/settings.html", context, status=status)
+
+
+SETTINGS_DONE = {
+    "project": "The project's settings were saved.",
+    "member": "The member's role was saved.",
+    "remove_member": "The person left the project.",
+    "group": "The group was saved.",
+    "delete_group": "The group was deleted.",
+    "revoke_key": "The key was revoked: it no longer works.",
+}
+
+
+def change_settings(project, action, data):
+    """Carry out one settings form; returns the key in clear for a new key (None otherwise)."""
+    if action == "project":
+        administration.update_project(project, name=data["name"], retention_days=data["retention_days"])
+    elif action == "member":
+        administration.set_member(project, data["username"], data["role"])
+    elif action == "remove_member":
+        administration.remove_member(project, data["username"])
+    elif action == "group":
+        administration.put_group(project, data["name"], data["members"])
+    elif action == "delete_group":
+        administration.delete_group(project, data["name"])
+    elif action == "key":
+        api_key, key = administration.issue_key(project, data["name"], data["scopes"])
+        return {"api_key": api_key, "key": key}
+    else:
+        administration.revoke_key(project, data["key"])
+    return None

@@ -19,7 +19,16 @@ from historyhub.history.models import ClientAction, ClientActionStatus, Item, Op
 
 admin.site.site_header = "HistoryHub administration"
 admin.site.site_title = "HistoryHub admin"
-admin.site.index_title = "Sessions, client actions and API keys"
+admin.site.index_title = "Projects, sessions, client actions and API keys"
+
+
+def operators_only(request):
+    """The admin sees every project at once, so only superusers (the operators) enter it; a project's admins
+    manage it on its settings page (docs/projects.md, "The admin")."""
+    return request.user.is_active and request.user.is_superuser
+
+
+admin.site.has_permission = operators_only
 
 
 def pretty(text):
@@ -77,16 +86,30 @@ class SessionForm(forms.ModelForm):
         return value
 
 
+SESSION_FIELDS = ("project", "session_id", "agent", "name", "status", "run_status", "metadata_json", "dashboard_link")
+
+
 @admin.register(Session)
 class SessionAdmin(admin.ModelAdmin):
     form = SessionForm
-    list_display = ("id", "name", "agent", "status", "run_status", "waiting_count", "item_count", "updated_at")
-    list_filter = ("agent", "status", "run_status")
-    search_fields = ("id", "name", "agent")
+    list_display = (
+        "session_id",
+        "project",
+        "name",
+        "agent",
+        "status",
+        "run_status",
+        "waiting_count",
+        "item_count",
+        "updated_at",
+    )
+    list_filter = ("project", "agent", "status", "run_status")
+    search_fields = ("session_id", "name", "agent")
     ordering = ("-updated_at",)
     show_full_result_count = False
     readonly_fields = (
-        "id",
+        "project",
+        "session_id",
         "agent",
         "parent_link",
         "parent_call_id",
@@ -102,7 +125,21 @@ class SessionAdmin(admin.ModelAdmin):
         "dashboard_link",
     )
     fieldsets = (
-        (None, {"fields": ("id", "agent", "name", "status", "run_status", "metadata_json", "dashboard_link")}),
+        (
+            None,
+            {
+                "fields": (
+                    "project",
+                    "session_id",
+                    "agent",
+                    "name",
+                    "status",
+                    "run_status",
+                    "metadata_json",
+                    "dashboard_link",
+                )
+            },
+        ),
         ("Lineage", {"fields": ("parent_link", "parent_call_id")}),
         (
             "State (derived from the log)",
@@ -136,7 +173,8 @@ class SessionAdmin(admin.ModelAdmin):
 
     @admin.display(description="Dashboard")
     def dashboard_link(self, session):
-        return format_html('<a href="{}">Open the timeline</a>', reverse("dashboard:session", args=[session.id]))
+        url = reverse("dashboard:session", args=[session.project_id, session.session_id])
+        return format_html('<a href="{}">Open the timeline</a>', url)
 
     def save_model(self, request, obj, form, change):
         """Changes go through sessions.update, which raises the version pollers watch and tells a parent."""
@@ -263,7 +301,8 @@ class ClientActionAdmin(ReadOnlyAdmin):
         return pretty(action.output_json)
 
     def has_decide_permission(self, request):
-        return request.user.has_perm("history.decide_clientaction")
+        # The domain asks the deciders' rule for each action (historyhub.approvals.deciders).
+        return operators_only(request)
 
     @admin.action(description="Approve the selected client actions", permissions=["decide"])
     def approve(self, request, queryset):

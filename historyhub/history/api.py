@@ -9,7 +9,7 @@ from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpResponse, StreamingHttpResponse
 from django.urls import register_converter
 from django.utils import timezone
-from ninja import Path, Query, Router, Status
+from ninja import Path, Query, Status
 from pydantic.alias_generators import to_snake
 
 from historyhub import live, streaming
@@ -64,8 +64,9 @@ from historyhub.history.schemas import (
     TransactionOut,
     WaitQuery,
 )
+from historyhub.projects.scoping import ScopedRouter
 
-router = Router(tags=["history"])
+router = ScopedRouter(tags=["history"])
 
 
 class AnyId:
@@ -118,6 +119,7 @@ def create_session(request, body: SessionIn):
     """Create a session; the same sessionId and agent again returns the existing one (200)."""
     session, created = sessions.ensure(
         agent=body.agent,
+        project=request.auth.project_id,
         session_id=body.sessionId,
         name=body.name,
         metadata=body.metadata,
@@ -130,49 +132,52 @@ def create_session(request, body: SessionIn):
 @router.get("/sessions", response={200: SessionPage, **errors()})
 def list_sessions(request, query: Query[SessionQuery]):
     """Sessions, most recently updated first."""
-    now = timezone.now()
+    now, project = timezone.now(), request.auth.project_id
     filters = {"agent": query.agent, "status": query.status, "run_status": query.runStatus, "q": query.q, "now": now}
 
     def rows(first):
-        return sessions.with_snapshot_relations(sessions.search(**filters, first=first))
+        return sessions.with_snapshot_relations(sessions.search(project, **filters, first=first))
 
-    paged = paging.page_of_parts(rows, lambda up_to: sessions.count(**filters, up_to=up_to), query.page, query.pageSize)
+    def count(up_to):
+        return sessions.count(project, **filters, up_to=up_to)
+
+    paged = paging.page_of_parts(rows, count, query.page, query.pageSize)
     paged.items = [sessions.snapshot(session, now) for session in paged.items]
     return paged
 
 
 @router.get("/sessions/{sessionId}", response={200: SessionSnapshot, **errors(404)})
-def get_session(request, session_id: SessionId):
-    return sessions.snapshot(sessions.get(session_id))
+def get_session(request, key: SessionId):
+    return sessions.snapshot(sessions.get(key))
 
 
 @router.patch("/sessions/{sessionId}", response={200: SessionSnapshot, **errors(403, 404, 413)})
-def update_session(request, session_id: SessionId, body: SessionPatch):
+def update_session(request, key: SessionId, body: SessionPatch):
     """Change only the fields sent."""
     changes = {to_snake(name): value for name, value in body.model_dump(exclude_unset=True).items()}
-    return sessions.snapshot(sessions.update(session_id, **changes))
+    return sessions.snapshot(sessions.update(key, **changes))
 
 
 @router.delete("/sessions/{sessionId}", response={204: None, **errors(403, 404)})
-def delete_session(request, session_id: SessionId):
+def delete_session(request, key: SessionId):
     """Delete the session and everything it owns."""
-    sessions.delete(session_id)
+    sessions.delete(key)
     return Status(204, None)
 
 
 @router.get("/sessions/{sessionId}/history", response={200: HistoryPage, **errors(404)})
-def get_history(request, session_id: SessionId, query: Query[Pagination]):
+def get_history(request, key: SessionId, query: Query[Pagination]):
     """The timeline, newest page first, chronological within a page."""
-    return history_pages.history(session_id, query.page, query.pageSize)
+    return history_pages.history(key, query.page, query.pageSize)
 
 
 # The agent SDK session protocol --------------------------------------------------
 
 
 @router.get("/sessions/{sessionId}/items", response={200: ItemList, **errors()})
-def list_items(request, session_id: SessionId, query: Query[ItemsQuery]):
+def list_items(request, key: SessionId, query: Query[ItemsQuery]):
     """The logical history verbatim, streamed from the stored texts without parsing them."""
-    texts = item_log.iter_item_texts(session_id, limit=query.limit)
+    texts = item_log.iter_item_texts(key, limit=query.limit)
     pieces = _json_items(texts)
     if isinstance(request, ASGIRequest):
         # A history of 250,000 items is sent as it is read, not gathered first.
@@ -194,80 +199,80 @@ def _json_items(texts):
 
 
 @router.post("/sessions/{sessionId}/items", response={200: Appended, **errors(403, 413)})
-def append_items(request, session_id: SessionId, body: ItemsAppend):
+def append_items(request, key: SessionId, body: ItemsAppend):
     """Append every item; with skipExistingIds, those whose id the logical history does not hold yet."""
     appended = item_log.append(
-        session_id, body.items, agent=body.agent, skip_existing_ids=body.skipExistingIds, by_key=request.auth
+        key, body.items, agent=body.agent, skip_existing_ids=body.skipExistingIds, by_key=request.auth
     )
     return ok(appended)
 
 
 @router.put("/sessions/{sessionId}/items", response={200: ItemCount, **errors(403, 413)})
-def replace_items(request, session_id: SessionId, body: ItemsReplace):
+def replace_items(request, key: SessionId, body: ItemsReplace):
     """The logical history becomes exactly these items, atomically."""
-    return {"itemCount": item_log.replace(session_id, body.items, agent=body.agent, by_key=request.auth)}
+    return {"itemCount": item_log.replace(key, body.items, agent=body.agent, by_key=request.auth)}
 
 
 @router.delete("/sessions/{sessionId}/items", response={204: None, **errors(403)})
-def clear_items(request, session_id: SessionId):
+def clear_items(request, key: SessionId):
     """Forget every item, the timeline, client actions and operations; the session stays."""
-    item_log.clear(session_id)
+    item_log.clear(key)
     return Status(204, None)
 
 
 @router.post("/sessions/{sessionId}/items/pop", response={200: Popped, **errors(403)})
-def pop_item(request, session_id: SessionId):
+def pop_item(request, key: SessionId):
     """Remove and return the newest item, or null."""
-    return {"item": item_log.pop(session_id)}
+    return {"item": item_log.pop(key)}
 
 
 @router.post("/sessions/{sessionId}/compaction", response={200: Compacted, **errors(403, 413)})
-def compact_items(request, session_id: SessionId, body: CompactionIn):
+def compact_items(request, key: SessionId, body: CompactionIn):
     """Archive the logical history and continue from these items."""
-    return ok(item_log.compact(session_id, body.items, by_key=request.auth))
+    return ok(item_log.compact(key, body.items, by_key=request.auth))
 
 
 @router.post("/sessions/{sessionId}/transactions", response={200: TransactionOut, **errors(403, 409, 413)})
-def apply_transaction(request, session_id: SessionId, body: TransactionIn):
+def apply_transaction(request, key: SessionId, body: TransactionIn):
     """Apply an operation once; a repeat with an equal transaction is not applied again."""
-    applied = transactions.apply(session_id, body.operationId, body.transaction.model_dump(), by_key=request.auth)
+    applied = transactions.apply(key, body.operationId, body.transaction.model_dump(), by_key=request.auth)
     return {"applied": applied}
 
 
 @router.get("/sessions/{sessionId}/responses/{anyid:messageId}", response={200: ResponseLookup, **errors()})
-def find_response(request, session_id: SessionId, message_id: MessageId):
+def find_response(request, key: SessionId, message_id: MessageId):
     """The turn a user message opened and its response items."""
-    return wire_entries.find_response(session_id, message_id)
+    return wire_entries.find_response(key, message_id)
 
 
 # Wire entries ------------------------------------------------------------------
 
 
 @router.get("/sessions/{sessionId}/entries", response={200: EntryList, **errors()})
-def list_entries(request, session_id: SessionId):
+def list_entries(request, key: SessionId):
     """Turns and injections, in order."""
-    return {"entries": wire_entries.wire_entries(session_id)}
+    return {"entries": wire_entries.wire_entries(key)}
 
 
 @router.post("/sessions/{sessionId}/injections", response={201: InjectionEntry, **errors(403, 413)})
-def create_injection(request, session_id: SessionId, body: InjectionIn):
+def create_injection(request, key: SessionId, body: InjectionIn):
     """Store an assistant message that belongs to no turn."""
-    return Status(201, wire_entries.inject(session_id, body.content, entry_id=body.id))
+    return Status(201, wire_entries.inject(key, body.content, entry_id=body.id))
 
 
 # Chat-format history ---------------------------------------------------------------
 
 
 @router.get("/sessions/{sessionId}/messages", response={200: MessageList, **errors()}, exclude_unset=True)
-def get_messages(request, session_id: SessionId):
+def get_messages(request, key: SessionId):
     """The logical history as Chat Completions messages; absent fields stay absent."""
-    return {"messages": chat_format.export(session_id)}
+    return {"messages": chat_format.export(key)}
 
 
 @router.put("/sessions/{sessionId}/messages", response={200: ItemCount, **errors(403, 413)})
-def replace_messages(request, session_id: SessionId, body: MessagesIn):
+def replace_messages(request, key: SessionId, body: MessagesIn):
     """Replace the logical history with chat messages, all or nothing."""
-    return {"itemCount": chat_format.import_messages(session_id, body.messages, agent=body.agent, by_key=request.auth)}
+    return {"itemCount": chat_format.import_messages(key, body.messages, agent=body.agent, by_key=request.auth)}
 
 
 # Client actions ------------------------------------------------------------------
@@ -277,10 +282,10 @@ def replace_messages(request, session_id: SessionId, body: MessagesIn):
     "/sessions/{sessionId}/client-actions",
     response={201: ClientActionOut, 200: ClientActionOut, **errors(403, 404, 409, 413)},
 )
-def open_client_action(request, session_id: SessionId, body: ClientActionIn):
+def open_client_action(request, key: SessionId, body: ClientActionIn):
     """Open a waiting action (201); the same callId and content again returns it (200)."""
     action, created = client_actions.open_action(
-        session_id,
+        key,
         call_id=body.callId,
         name=body.name,
         arguments=body.arguments,
@@ -294,7 +299,12 @@ def open_client_action(request, session_id: SessionId, body: ClientActionIn):
 @router.get("/client-actions", response={200: ClientActionPage, **errors()})
 def list_client_actions(request, query: Query[ClientActionQuery]):
     """Client actions across sessions, oldest first."""
-    return page_of(client_actions.listing(status=query.status, agent=query.agent, session_id=query.sessionId), query)
+    return page_of(
+        client_actions.listing(
+            request.auth.project_id, status=query.status, agent=query.agent, session_id=query.sessionId
+        ),
+        query,
+    )
 
 
 # Call ids may hold "/" (sent as %2F, which servers decode before routing): the ids are matched as paths,
@@ -306,10 +316,10 @@ def list_client_actions(request, query: Query[ClientActionQuery]):
     "/sessions/{sessionId}/client-actions/{anyid:callId}/result",
     response={200: ClientActionOut, **errors(403, 404, 409, 413)},
 )
-def supply_client_action_result(request, session_id: SessionId, call_id: CallId, body: ResultIn):
+def supply_client_action_result(request, key: SessionId, call_id: CallId, body: ResultIn):
     """The client application's result for the action."""
     action, _ = client_actions.supply_result(
-        session_id, call_id, output=body.output, is_error=body.isError, resolved_by=resolved_by(request)
+        key, call_id, output=body.output, is_error=body.isError, resolved_by=resolved_by(request)
     )
     return action
 
@@ -319,10 +329,10 @@ def supply_client_action_result(request, session_id: SessionId, call_id: CallId,
     response={200: ClientActionOut, **errors(404, 429, 503)},
 )
 async def get_client_action_ending_in_result(
-    request, response: HttpResponse, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]
+    request, response: HttpResponse, key: SessionId, call_id: CallId, query: Query[WaitQuery]
 ):
     """The action whose callId is {callId}/result: a GET here is a read, not the result endpoint."""
-    return await read_client_action(request, response, session_id, f"{call_id}/result", query.wait)
+    return await read_client_action(request, response, key, f"{call_id}/result", query.wait)
 
 
 @router.post(
@@ -330,11 +340,11 @@ async def get_client_action_ending_in_result(
     response={200: ClientActionOut, **errors(403, 404, 409, 413)},
     auth=ApiKeyAuth(Scope.DECIDE),
 )
-def decide_client_action(request, session_id: SessionId, call_id: CallId, body: DecisionIn):
+def decide_client_action(request, key: SessionId, call_id: CallId, body: DecisionIn):
     """Approve (optionally with edited arguments) or reject the action: a key with the decide scope that did
     not open it."""
     action, _ = client_actions.decide(
-        session_id,
+        key,
         call_id,
         decision=body.decision,
         comment=body.comment,
@@ -349,31 +359,29 @@ def decide_client_action(request, session_id: SessionId, call_id: CallId, body: 
     response={200: ClientActionOut, **errors(404, 429, 503)},
 )
 async def get_client_action_ending_in_decision(
-    request, response: HttpResponse, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]
+    request, response: HttpResponse, key: SessionId, call_id: CallId, query: Query[WaitQuery]
 ):
     """The action whose callId is {callId}/decision: a GET here is a read, not the decision endpoint."""
-    return await read_client_action(request, response, session_id, f"{call_id}/decision", query.wait)
+    return await read_client_action(request, response, key, f"{call_id}/decision", query.wait)
 
 
 @router.get(
     "/sessions/{sessionId}/client-actions/{anyid:callId}", response={200: ClientActionOut, **errors(404, 429, 503)}
 )
-async def get_client_action(
-    request, response: HttpResponse, session_id: SessionId, call_id: CallId, query: Query[WaitQuery]
-):
+async def get_client_action(request, response: HttpResponse, key: SessionId, call_id: CallId, query: Query[WaitQuery]):
     """One action; with wait, answered as soon as it leaves waiting (or expires) or after that many seconds.
 
     A wait holds no thread while it waits (docs/live-updates.md). When the
     server restarts meanwhile it answers 503 with Retry-After: ask again.
     """
-    return await read_client_action(request, response, session_id, call_id, query.wait)
+    return await read_client_action(request, response, key, call_id, query.wait)
 
 
-async def read_client_action(request, response, session_id, call_id, wait):
+async def read_client_action(request, response, key, call_id, wait):
     if not wait:
-        return await live.read(client_actions.get, session_id, call_id)
+        return await live.read(client_actions.get, key, call_id)
     try:
-        return await waiting.wait_for_resolution(session_id, call_id, wait, waiter=("key", request.auth.pk))
+        return await waiting.wait_for_resolution(key, call_id, wait, waiter=("key", request.auth.pk))
     except live.Closed:
         response["Retry-After"] = "1"
         message = "The server is restarting; ask again."

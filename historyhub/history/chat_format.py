@@ -41,14 +41,14 @@ def validate(messages):
     return messages[1:] if messages and messages[0].get("role") == "system" else messages
 
 
-def import_messages(session_id, messages, agent=None, by_key=None):
+def import_messages(key, messages, agent=None, by_key=None):
     """Replace the logical history with chat messages; all or nothing."""
-    return item_log.replace(session_id, validate(messages), agent, by_key=by_key)
+    return item_log.replace(key, validate(messages), agent, by_key=by_key)
 
 
-def export(session_id):
+def export(key):
     """The logical history as Chat Completions messages, with no system message."""
-    session = Session.objects.filter(pk=session_id).first()
+    session = Session.objects.filter(pk=key).first()
     if session is None:
         return []
     conversation = Conversation()

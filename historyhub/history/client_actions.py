@@ -26,6 +26,7 @@ from historyhub.history.dialects import base
 from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
 from historyhub.history.models import ClientAction, ClientActionStatus, RunStatus, Session, TimelineEntry
 from historyhub.history.writes import writing
+from historyhub.projects import keys
 
 Status = ClientActionStatus
 DECISIONS = ("approve", "reject")
@@ -44,7 +45,7 @@ class Resolved(NamedTuple):
 # Opening ----------------------------------------------------------------------------
 
 
-def open_action(session_id, *, call_id, name, arguments, description="", expires_at=None, by_key=None):
+def open_action(key, *, call_id, name, arguments, description="", expires_at=None, by_key=None):
     """Open a waiting client action. A repeat with equal content is not an error; different content is."""
     validation.identifier(call_id, "callId")
     validation.identifier(name, "name")
@@ -58,7 +59,7 @@ def open_action(session_id, *, call_id, name, arguments, description="", expires
         if parsed is None:
             raise InvalidInput("expiresAt must be an ISO 8601 time with a timezone.")
         expires_at = parsed
-    with writing(session_id, by_key=by_key) as write:
+    with writing(key, by_key=by_key) as write:
         existing = ClientAction.objects.filter(session=write.session, call_id=call_id).first()
         if existing is not None:
             same = (
@@ -186,25 +187,26 @@ def show_again(write, actions):
 # Reading -------------------------------------------------------------------------------
 
 
-def get(session_id, call_id):
-    action = ClientAction.objects.filter(session_id=session_id, call_id=call_id).first()
+def get(key, call_id):
+    action = ClientAction.objects.filter(session_id=key, call_id=call_id).first()
     if action is None:
-        if not Session.objects.filter(pk=session_id).exists():
-            raise SessionNotFound(session_id)
-        raise NotFound(f"Client action {call_id!r} was not found in session {session_id!r}.")
+        if not Session.objects.filter(pk=key).exists():
+            raise SessionNotFound(key)
+        raise NotFound(f"Client action {call_id!r} was not found in session {keys.session_id_of(key)!r}.")
     return action
 
 
-def listing(status=None, agent=None, session_id=None, now=None):
-    """Client actions across sessions, oldest first; ``status`` as readers see it at ``now``."""
+def listing(project, status=None, agent=None, session_id=None, now=None):
+    """Client actions across the sessions of ``project`` (its id), oldest first; ``status`` as readers see it at
+    ``now``; ``session_id`` as the project knows it."""
     now = now or timezone.now()
-    actions = ClientAction.objects.select_related("session")
+    actions = ClientAction.objects.select_related("session").filter(session__project=project)
     if status:
         actions = actions.filter(with_status(validation.choice(status, Status.values, "status"), now))
     if agent:
         actions = actions.filter(session__agent=agent)
     if session_id:
-        actions = actions.filter(session_id=session_id)
+        actions = actions.filter(session_id=keys.session_key(project, session_id))
     return actions.order_by("created_at", "pk")
 
 
@@ -218,27 +220,26 @@ def with_status(status, now):
     return Q(status=status)
 
 
-def waiting_count(now=None):
-    """How many actions wait for a decision now (the navigation's inbox count): one indexed count."""
-    return ClientAction.objects.filter(with_status(Status.WAITING, now or timezone.now())).count()
+def waiting_count(project, now=None):
+    """How many actions of ``project`` wait for a decision now (the navigation's inbox count)."""
+    waiting = ClientAction.objects.filter(with_status(Status.WAITING, now or timezone.now()), session__project=project)
+    return waiting.count()
 
 
 # Resolving -----------------------------------------------------------------------------
 
 
-def supply_result(session_id, call_id, *, output, is_error=False, resolved_by):
+def supply_result(key, call_id, *, output, is_error=False, resolved_by):
     if is_error is None:
         is_error = False
     if not isinstance(is_error, bool):
         raise InvalidInput("isError must be true or false.")
     validation.json_value(output, "output")
     status = Status.FAILED if is_error else Status.COMPLETED
-    return resolve(
-        session_id, call_id, resolved_by, status=status, output_json=jsonvalues.dumps(output), is_error=is_error
-    )
+    return resolve(key, call_id, resolved_by, status=status, output_json=jsonvalues.dumps(output), is_error=is_error)
 
 
-def decide(session_id, call_id, *, decision, comment="", arguments=None, decider):
+def decide(key, call_id, *, decision, comment="", arguments=None, decider):
     """A person's or a key's decision; ``decider`` (approvals.deciders) must be allowed to make it."""
     validation.choice(decision, DECISIONS, "decision")
     comment = comment or ""
@@ -254,18 +255,18 @@ def decide(session_id, call_id, *, decision, comment="", arguments=None, decider
         outcome = {"status": Status.REJECTED, "decision": decision, "comment": comment}
     else:
         outcome = {"status": Status.APPROVED, "decision": decision, "comment": comment, "approved_arguments": arguments}
-    return resolve(session_id, call_id, decider.name, decider=decider, **outcome)
+    return resolve(key, call_id, decider.name, decider=decider, **outcome)
 
 
-def resolve(session_id, call_id, resolved_by, decider=None, **outcome):
+def resolve(key, call_id, resolved_by, decider=None, **outcome):
     """Resolve a waiting action once; a repeat of the same outcome is no change, a different one a conflict.
 
     A decision names its ``decider``, who must be allowed to make it, whatever the action's state.
     """
-    with writing(session_id) as write:
+    with writing(key) as write:
         action = ClientAction.objects.filter(session=write.session, call_id=call_id).first()
         if action is None:
-            raise NotFound(f"Client action {call_id!r} was not found in session {session_id!r}.")
+            raise NotFound(f"Client action {call_id!r} was not found in session {keys.session_id_of(key)!r}.")
         if decider is not None:
             deciders.check(decider, action)
         if "approved_arguments" in outcome:

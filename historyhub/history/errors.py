@@ -4,6 +4,8 @@ The domain raises them; the API turns them into ``{"error": {"code", "message"}}
 and the dashboard into a message for the person.
 """
 
+from historyhub.projects import keys
+
 
 class DomainError(Exception):
     code = "invalid_input"
@@ -29,8 +31,9 @@ class Forbidden(DomainError):
 class SessionNotFound(DomainError):
     code, status = "session_not_found", 404
 
-    def __init__(self, session_id):
-        super().__init__(f"Session {session_id!r} was not found.")
+    def __init__(self, key):
+        # The id its project knows it by: a caller never sees another project's name in a key.
+        super().__init__(f"Session {keys.session_id_of(key)!r} was not found.")
 
 
 class NotFound(DomainError):

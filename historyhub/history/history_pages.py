@@ -49,9 +49,9 @@ def entries_between(session, epoch, low, high):
     ]
 
 
-def history(session_id, page=None, page_size=None):
+def history(key, page=None, page_size=None):
     page, page_size = validation.pagination(page, page_size)
-    session = sessions.get(session_id)
+    session = sessions.get(key)
     now = timezone.now()
     low, high = page_bounds(session.history_count, page, page_size)
     entries = entries_between(session, session.epoch, low, high) if high else []

@@ -57,12 +57,12 @@ def _checked_agent(agent):
 # Writing -------------------------------------------------------------------------------
 
 
-def append(session_id, items, agent=None, injected=False, skip_existing_ids=False, by_key=None):
+def append(key, items, agent=None, injected=False, skip_existing_ids=False, by_key=None):
     """Append every item (or, with ``skip_existing_ids``, those whose id the history does not hold yet)."""
-    validation.session_id(session_id)
+    validation.session_key(key)
     agent = _checked_agent(agent)
     checked = validation.items(items)
-    with writing(session_id, create_as=agent, by_key=by_key) as write:
+    with writing(key, create_as=agent, by_key=by_key) as write:
         inserted = store(write, checked, injected=injected, skip_existing_ids=skip_existing_ids)
     return Appended(inserted, write.session.item_count)
 
@@ -130,10 +130,10 @@ def _held_ids(session, checked_items):
     return set(logical_rows(session).filter(item_key__in=ids).values_list("item_key", flat=True))
 
 
-def pop(session_id):
+def pop(key):
     """Remove and return the newest item of the logical history, or None."""
-    validation.session_id(session_id)
-    with writing(session_id, missing_ok=True) as write:
+    validation.session_key(key)
+    with writing(key, missing_ok=True) as write:
         if write is None:
             return None
         row = logical_rows(write.session).order_by("-position").first()
@@ -144,10 +144,10 @@ def pop(session_id):
     return row.value
 
 
-def clear(session_id):
+def clear(key):
     """Remove every item, timeline entry, client action and operation; the session stays."""
-    validation.session_id(session_id)
-    with writing(session_id, missing_ok=True) as write:
+    validation.session_key(key)
+    with writing(key, missing_ok=True) as write:
         if write is None:
             return
         session = write.session
@@ -162,12 +162,12 @@ def clear(session_id):
         write.set_run_status(None)
 
 
-def replace(session_id, items, agent=None, by_key=None):
+def replace(key, items, agent=None, by_key=None):
     """The logical history becomes exactly these items (truncation); returns itemCount."""
-    validation.session_id(session_id)
+    validation.session_key(key)
     agent = _checked_agent(agent)
     checked = validation.items(items)
-    with writing(session_id, create_as=agent, by_key=by_key) as write:
+    with writing(key, create_as=agent, by_key=by_key) as write:
         _truncate(write)
         store(write, checked)
     return write.session.item_count
@@ -208,13 +208,13 @@ def take_back(write, row):
     row.delete()
 
 
-def compact(session_id, items, by_key=None):
+def compact(key, items, by_key=None):
     """Archive the logical history and continue from these items, which hold a compaction item first or last."""
-    validation.session_id(session_id)
+    validation.session_key(key)
     checked = validation.items(items)
     if not checked or "compaction" not in (base.item_type(checked[0][0]), base.item_type(checked[-1][0])):
         raise InvalidInput('items must hold an item of type "compaction", first or last.')
-    with writing(session_id, create_as="default", by_key=by_key) as write:
+    with writing(key, create_as="default", by_key=by_key) as write:
         session = write.session
         if session.item_count == len(checked) and jsonvalues.equal(
             [row.value for row in logical_rows(session).order_by("position")], [item for item, _ in checked]
@@ -264,7 +264,7 @@ def newest(session, count):
     return [jsonvalues.loads(data) for data in reversed(rows)]
 
 
-def iter_item_texts(session_id, limit=None):
+def iter_item_texts(key, limit=None):
     """The logical history as stored JSON texts, chronological, read in bounded chunks.
 
     The first reads happen before this returns: a database that cannot be
@@ -279,17 +279,17 @@ def iter_item_texts(session_id, limit=None):
         # get_items(limit), the read every turn of an agent makes: a statement prepared once, since compiling
         # the ORM's query cost more than running it.
         with connection.cursor() as cursor:
-            cursor.execute(_newest_texts_sql(connection.vendor), [session_id, session_id, limit])
+            cursor.execute(_newest_texts_sql(connection.vendor), [key, key, limit])
             return reversed([data for (data,) in cursor.fetchall()])
-    epoch_start = Session.objects.filter(pk=session_id).values("epoch_start")[:1]
-    rows = Item.objects.filter(session_id=session_id, position__gte=Subquery(epoch_start))
+    epoch_start = Session.objects.filter(pk=key).values("epoch_start")[:1]
+    rows = Item.objects.filter(session_id=key, position__gte=Subquery(epoch_start))
     last = rows.aggregate(last=Max("position"))["last"]
     if last is None:
         return iter(())
     after = 0
     # A limit of at least the item count means every item; the database is not asked for an offset
     # that may not fit its integers.
-    item_count = Session.objects.filter(pk=session_id).values_list("item_count", flat=True).first() or 0
+    item_count = Session.objects.filter(pk=key).values_list("item_count", flat=True).first() or 0
     if limit is not None and limit < item_count:
         start = rows.order_by("-position").values_list("position", flat=True)[limit - 1 : limit]
         after = start[0] - 1 if start else 0

@@ -55,7 +55,7 @@ def sessions_matching(sessions, q, first=None, ordered=True):
     ``first`` of them, if there are that many (enough for a count that stops there).
     """
     in_fields = sessions.filter(
-        Q(id__icontains=q) | Q(name__icontains=q) | Q(agent__icontains=q) | Q(metadata_text__icontains=q)
+        Q(session_id__icontains=q) | Q(name__icontains=q) | Q(agent__icontains=q) | Q(metadata_text__icontains=q)
     )
     messages = TimelineEntry.objects.filter(type="message", text__icontains=q)
     in_messages = sessions.filter(Exists(messages.filter(session=OuterRef("pk"))))

@@ -7,8 +7,13 @@ normalises numbers and key order, and the log must give back what was stored.
 """
 
 from django.db import models
+from django.db.models import F, Value
+from django.db.models.functions import Concat
+from django.db.models.lookups import Contains, StartsWith
 
 from historyhub.history import jsonvalues
+from historyhub.projects import keys
+from historyhub.projects.keys import DEFAULT_PROJECT
 
 
 class SessionStatus(models.TextChoices):
@@ -26,8 +31,27 @@ class RunStatus(models.TextChoices):
     FAILED = "failed"
 
 
+IN_DEFAULT_PROJECT = models.Q(project_id=DEFAULT_PROJECT)
+PROJECT_PREFIX = Concat(F("project_id"), Value("/"))
+# historyhub.projects.keys.session_key, as the database checks it.
+KEY_IS_PROJECT_AND_ID = (IN_DEFAULT_PROJECT & models.Q(id=F("session_id"))) | (
+    ~IN_DEFAULT_PROJECT & models.Q(id=Concat(PROJECT_PREFIX, F("session_id")))
+)
+# A child session's parent is in the child's project: no reference crosses the line.
+PARENT_IN_PROJECT = (
+    models.Q(parent__isnull=True)
+    | (IN_DEFAULT_PROJECT & ~models.Q(Contains(F("parent_id"), Value("/"))))
+    | (~IN_DEFAULT_PROJECT & models.Q(StartsWith(F("parent_id"), PROJECT_PREFIX)))
+)
+
+
 class Session(models.Model):
-    id = models.CharField(primary_key=True, max_length=200)
+    # The session's key, <project>/<session id> (historyhub.projects.keys): what every table of the session
+    # points at. The constraint below keeps it equal to the two columns it is made of.
+    id = models.CharField(primary_key=True, max_length=401)
+    # No index of its own: the unique constraint below starts with the project and serves it.
+    project = models.ForeignKey("projects.Project", on_delete=models.PROTECT, related_name="sessions", db_index=False)
+    session_id = models.CharField(max_length=200, help_text="The session's id in its project.")
     agent = models.CharField(max_length=200)
     name = models.CharField(max_length=500, blank=True, default="")
     status = models.CharField(max_length=16, choices=SessionStatus.choices, default=SessionStatus.ACTIVE)
@@ -59,19 +83,33 @@ class Session(models.Model):
     run_status_version = models.BigIntegerField(default=0, help_text="The version of the write that set run_status.")
 
     class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "session_id"], name="session_unique_id_in_project"),
+            models.CheckConstraint(condition=KEY_IS_PROJECT_AND_ID, name="session_key_is_project_and_id"),
+            models.CheckConstraint(condition=PARENT_IN_PROJECT, name="session_parent_in_project"),
+        ]
+        # Every list of sessions is one project's.
         indexes = [
-            models.Index(fields=["-updated_at"], name="session_updated"),
-            models.Index(fields=["agent", "-updated_at"], name="session_agent_updated"),
-            models.Index(fields=["run_status", "-updated_at"], name="session_run_status_updated"),
+            models.Index(fields=["project", "-updated_at"], name="session_updated"),
+            models.Index(fields=["project", "agent", "-updated_at"], name="session_agent_updated"),
+            models.Index(fields=["project", "run_status", "-updated_at"], name="session_run_status_updated"),
             # "Waiting on a person": a few sessions among many, newest first.
             models.Index(
-                fields=["-updated_at"], name="session_waiting_updated", condition=models.Q(waiting_count__gt=0)
+                fields=["project", "-updated_at"],
+                name="session_waiting_updated",
+                condition=models.Q(waiting_count__gt=0),
             ),
         ]
-        # The search indexes are each database's own kind, made in migration 0003 (docs/search.md).
+        # The search indexes are each database's own kind, made in migration 0004 (docs/search.md).
 
     def __str__(self):
-        return self.name or self.id
+        return self.name or self.session_id
+
+    @classmethod
+    def new(cls, key, **fields):
+        """An unsaved session with this key (historyhub.projects.keys), its project and id set from it."""
+        project_id, session_id = keys.split(key)
+        return cls(id=key, project_id=project_id, session_id=session_id, **fields)
 
     @property
     def metadata(self):
@@ -258,7 +296,6 @@ class ClientAction(models.Model):
             models.Index(fields=["status", "expires_at"], name="client_action_expiry"),
             models.Index(fields=["session", "status"], name="client_action_session_status"),
         ]
-        permissions = [("decide_clientaction", "Can approve or reject client actions")]
 
     def __str__(self):
         return f"{self.name} ({self.call_id})"

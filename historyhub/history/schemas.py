@@ -26,6 +26,7 @@ from historyhub.history.client_actions import DECISIONS
 from historyhub.history.dialects.base import format_time
 from historyhub.history.models import ClientActionStatus, RunStatus, SessionStatus
 from historyhub.history.validation import MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_PAGE, MAX_PAGE_SIZE, SESSION_ID
+from historyhub.projects import keys
 
 
 class Out(Schema):
@@ -418,6 +419,11 @@ class ClientActionOut(Out):
         return action.status_at(timezone.now())
 
     # Resolvers are named for the attribute they stand in for.
+    @staticmethod
+    def resolve_session_id(action):
+        """The id its project knows the session by, not the session's key."""
+        return keys.session_id_of(action.session_id)
+
     @staticmethod
     def resolve_resolved_by(action):
         return action.resolved_by or None

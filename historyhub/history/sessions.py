@@ -18,6 +18,8 @@ from historyhub.history.models import (
     SessionStatus,
 )
 from historyhub.history.writes import writing
+from historyhub.projects import keys
+from historyhub.projects.keys import DEFAULT_PROJECT
 
 
 class Ensured(NamedTuple):
@@ -58,18 +60,28 @@ class Snapshot:
     item_count: int
 
 
-def get(session_id):
-    session = Session.objects.select_related("parent").filter(pk=session_id).first()
+def get(key):
+    session = Session.objects.select_related("parent").filter(pk=key).first()
     if session is None:
-        raise SessionNotFound(session_id)
+        raise SessionNotFound(key)
     return session
 
 
 # Writing -------------------------------------------------------------------------------
 
 
-def ensure(*, agent, session_id=None, name=None, metadata=None, parent_session_id=None, parent_call_id=None):
-    """Create a session, or return the existing one of the same agent."""
+def ensure(
+    *,
+    agent,
+    project=DEFAULT_PROJECT,
+    session_id=None,
+    name=None,
+    metadata=None,
+    parent_session_id=None,
+    parent_call_id=None,
+):
+    """Create a session of ``project`` (its id), or return the existing one of the same agent; ids (the session's
+    and its parent's) are the ones the project knows them by."""
     session_id = validation.session_id(session_id) if session_id is not None else validation.new_session_id()
     validation.identifier(agent, "agent")
     metadata = validation.metadata(metadata)
@@ -81,12 +93,14 @@ def ensure(*, agent, session_id=None, name=None, metadata=None, parent_session_i
         validation.identifier(parent_call_id, "parentCallId")
         validation.session_id(parent_session_id, "parentSessionId")
 
-    session = Session(id=session_id, agent=agent, name=name or "", parent_call_id=parent_call_id or "")
+    session = Session.new(
+        keys.session_key(project, session_id), agent=agent, name=name or "", parent_call_id=parent_call_id or ""
+    )
     session.metadata = metadata
     if parent_session_id is None:
         return _create(session)
     # The parent first, then the child: every write that takes both locks takes them in this order.
-    with writing(parent_session_id) as parent:
+    with writing(keys.session_key(project, parent_session_id)) as parent:
         session.parent = parent.session
         ensured = _create(session)
         if ensured.created:
@@ -103,16 +117,16 @@ def _create(session):
             write.discard()
     if not write.created and write.session.agent != session.agent:
         agent = write.session.agent
-        raise SessionConflict(f"Session {session.id!r} already exists with another agent ({agent!r}).")
+        raise SessionConflict(f"Session {session.session_id!r} already exists with another agent ({agent!r}).")
     return Ensured(get(session.id), write.created)
 
 
 UNCHANGED = object()
 
 
-def update(session_id, *, name=UNCHANGED, metadata=UNCHANGED, status=UNCHANGED, run_status=UNCHANGED):
+def update(key, *, name=UNCHANGED, metadata=UNCHANGED, status=UNCHANGED, run_status=UNCHANGED):
     """Change the fields given; the others stay."""
-    with writing(session_id) as write:
+    with writing(key) as write:
         session = write.session
         if name is not UNCHANGED:
             session.name = validation.name(name)
@@ -125,39 +139,40 @@ def update(session_id, *, name=UNCHANGED, metadata=UNCHANGED, status=UNCHANGED, 
             write.also_save("status")
         if run_status is not UNCHANGED:
             write.set_run_status(validation.choice(run_status, RunStatus.values, "runStatus", nullable=True))
-    return get(session_id)
+    return get(key)
 
 
-def delete(session_id):
+def delete(key):
     """Delete a session and all it owns; whoever waits on it learns it is gone."""
-    with writing(session_id) as write:
+    with writing(key) as write:
         write.delete_session()
 
 
 # Listing -------------------------------------------------------------------------------
 
 
-def search(*, agent=None, status=None, run_status=None, q=None, waiting=None, now=None, first=None):
-    """Sessions matching the filters, most recently updated first; runStatus as readers see it at ``now``.
+def search(project, *, agent=None, status=None, run_status=None, q=None, waiting=None, now=None, first=None):
+    """Sessions of ``project`` (its id) matching the filters, most recently updated first; runStatus as readers see
+    it at ``now``.
 
     ``q`` matches ids, names, agents, metadata values and message text (historyhub.history.matching).
     With ``first``, only the first ``first`` sessions are sure to be right: enough for a page and the
     pages before it, and a search by ``q`` reads no further.
     """
     filters = {"agent": agent, "status": status, "run_status": run_status, "waiting": waiting}
-    return _found(q=q, now=now, first=first, ordered=True, **filters).order_by(*matching.ORDER)
+    return _found(project, q=q, now=now, first=first, ordered=True, **filters).order_by(*matching.ORDER)
 
 
-def count(*, agent=None, status=None, run_status=None, q=None, waiting=None, now=None, up_to=None):
+def count(project, *, agent=None, status=None, run_status=None, q=None, waiting=None, now=None, up_to=None):
     """How many sessions ``search`` finds with these filters, counting at most ``up_to`` (None: all of them)."""
     filters = {"agent": agent, "status": status, "run_status": run_status, "waiting": waiting}
-    found = _found(q=q, now=now, first=up_to, ordered=False, **filters).order_by()
+    found = _found(project, q=q, now=now, first=up_to, ordered=False, **filters).order_by()
     return found.count() if up_to is None else found[:up_to].count()
 
 
-def _found(*, agent, status, run_status, q, waiting, now, first, ordered):
+def _found(project, *, agent, status, run_status, q, waiting, now, first, ordered):
     now = now or timezone.now()
-    sessions = Session.objects.all()
+    sessions = Session.objects.filter(project=project)
     if agent:
         sessions = sessions.filter(agent=agent)
     if status:
@@ -171,20 +186,22 @@ def _found(*, agent, status, run_status, q, waiting, now, first, ordered):
     return sessions
 
 
-def agents():
-    """Every agent that has a session, in order: one index probe per agent, not a pass over every session."""
+def agents(project):
+    """Every agent that has a session in ``project``, in order: one index probe per agent, not a pass over every
+    session."""
     table = connection.ops.quote_name(Session._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
             f"""
             WITH RECURSIVE agents (agent) AS (
-                SELECT MIN(agent) FROM {table}
+                SELECT MIN(agent) FROM {table} WHERE project_id = %s
                 UNION ALL
-                SELECT (SELECT MIN(agent) FROM {table} WHERE agent > agents.agent) FROM agents
+                SELECT (SELECT MIN(agent) FROM {table} WHERE project_id = %s AND agent > agents.agent) FROM agents
                 WHERE agents.agent IS NOT NULL
             )
             SELECT agent FROM agents WHERE agent IS NOT NULL
-            """
+            """,
+            [project, project],
         )
         return [agent for (agent,) in cursor.fetchall()]
 
@@ -233,9 +250,9 @@ def snapshot(session, now=None):
 def snapshot_fields(session, now):
     lineage = None
     if session.parent_id:
-        lineage = Lineage(session.parent.agent, session.parent_id, session.parent_call_id)
+        lineage = Lineage(session.parent.agent, session.parent.session_id, session.parent_call_id)
     return {
-        "session_id": session.id,
+        "session_id": session.session_id,
         "agent": session.agent,
         "name": session.name or None,
         "status": session.status,

@@ -14,7 +14,7 @@ def entry_data(child):
     return {
         "name": child.agent,
         "callId": child.parent_call_id,
-        "childSessionId": child.id,
+        "childSessionId": child.session_id,
         "status": status,
         "summary": f"{child.agent} {status}.",
     }

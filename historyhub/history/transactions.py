@@ -27,14 +27,14 @@ def _checked(value):
     }
 
 
-def apply(session_id, operation_id, value, by_key=None):
+def apply(key, operation_id, value, by_key=None):
     """Apply a transaction once; returns True when applied now, False for a repeat."""
-    validation.session_id(session_id)
+    validation.session_key(key)
     if not isinstance(operation_id, str) or not operation_id.strip():
         raise InvalidInput("operationId must be a non-empty string.")
     validation.identifier(operation_id, "operationId")
     checked = _checked(value)
-    with writing(session_id, create_as="default", by_key=by_key) as write:
+    with writing(key, create_as="default", by_key=by_key) as write:
         recorded = Operation.objects.filter(session=write.session, operation_id=operation_id).first()
         if recorded is not None:
             if not jsonvalues.equal(recorded.transaction, value):

@@ -31,6 +31,24 @@ def session_id(value, field="sessionId"):
     return value
 
 
+def project_id(value, field="projectId"):
+    """A project's id: the same rules as a session id's."""
+    if not isinstance(value, str) or not SESSION_ID.fullmatch(value):
+        raise InvalidInput(
+            f"{field} must be 1-200 characters of A-Z a-z 0-9 . _ : @ -, starting with a letter or digit."
+        )
+    return value
+
+
+def session_key(value):
+    """A session's key (historyhub.projects.keys): a session id, or a project id and a session id."""
+    if isinstance(value, str):
+        project, slash, session = value.partition("/")
+        if SESSION_ID.fullmatch(project) and (not slash or SESSION_ID.fullmatch(session)):
+            return value
+    raise InvalidInput("sessionId must be 1-200 characters of A-Z a-z 0-9 . _ : @ -, starting with a letter or digit.")
+
+
 def identifier(value, field):
     """A caller-chosen id (operation, call, item): a string of 1-200 characters."""
     if not isinstance(value, str) or not 1 <= len(value) <= MAX_ID_LENGTH:

@@ -8,6 +8,7 @@ from historyhub.history import dialects, item_log, validation
 from historyhub.history.dialects import base, content
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import Session
+from historyhub.projects import keys
 
 # The id a message without one of its own goes by.
 POSITION_ID = re.compile(r"message:([0-9]{1,18})", re.ASCII)
@@ -53,9 +54,9 @@ class _Turn:
             self.entry["assistantMessage"] = "\n\n".join(self.replies)
 
 
-def wire_entries(session_id):
+def wire_entries(key):
     """Every turn and injection of the logical history, in order."""
-    session = Session.objects.filter(pk=session_id).first()
+    session = Session.objects.filter(pk=key).first()
     if session is None:
         return []
     result, turn = [], None
@@ -63,32 +64,32 @@ def wire_entries(session_id):
         item = row.value
         role = dialects.message_role(item)
         if role == "user":
-            turn = _Turn(session_id, row, item)
+            turn = _Turn(keys.session_id_of(key), row, item)
             result.append(turn.entry)
         elif role == "assistant":
             if row.injected or turn is None:
-                result.append(injection(session_id, row, item))
+                result.append(injection(keys.session_id_of(key), row, item))
             else:
                 turn.add_reply(item)
     return result
 
 
-def inject(session_id, content_text, entry_id=None):
+def inject(key, content_text, entry_id=None):
     """Store an assistant message as an injection; returns its entry."""
     if not isinstance(content_text, str):
         raise InvalidInput("content must be a string.")
     item = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": content_text}]}
     if entry_id is not None:
         item = {"id": validation.identifier(entry_id, "id"), **item}
-    item_log.append(session_id, [item], injected=True)
-    session = Session.objects.get(pk=session_id)
+    item_log.append(key, [item], injected=True)
+    session = Session.objects.get(pk=key)
     row = item_log.logical_rows(session).filter(injected=True).order_by("-position").first()
-    return injection(session_id, row, row.value)
+    return injection(keys.session_id_of(key), row, row.value)
 
 
-def find_response(session_id, message_id):
+def find_response(key, message_id):
     """{result: hit | miss | kind_mismatch} for the turn a user message opened; the newest item with the id."""
-    session = Session.objects.filter(pk=session_id).first()
+    session = Session.objects.filter(pk=key).first()
     if session is None:
         return {"result": "miss"}
     rows = item_log.logical_rows(session)
@@ -105,7 +106,7 @@ def find_response(session_id, message_id):
             return {"result": "kind_mismatch", "kind": "injection"}
         return {"result": "kind_mismatch", "kind": row.type or "unknown"}
     following = rows.filter(position__gt=row.position).order_by("position")
-    turn, response_items = _Turn(session_id, row, item), []
+    turn, response_items = _Turn(keys.session_id_of(key), row, item), []
     for reply in following.iterator(chunk_size=200):
         value = reply.value
         reply_role = dialects.message_role(value)

@@ -42,7 +42,7 @@ STATE_FIELDS = [
 
 
 @contextmanager
-def writing(session_id, *, create_as=None, create=None, missing_ok=False, by_key=None):
+def writing(key, *, create_as=None, create=None, missing_ok=False, by_key=None):
     """Lock the session and yield a ``Write``.
 
     A session that does not exist yet is created first when ``create_as`` names its agent, or as ``create``
@@ -51,12 +51,12 @@ def writing(session_id, *, create_as=None, create=None, missing_ok=False, by_key
     is: the client actions it opens remember it (it may never decide them).
     """
     if create is None and create_as is not None:
-        create = Session(id=session_id, agent=create_as)
+        create = Session.new(key, agent=create_as)
     with transaction.atomic():
-        session, created = _lock(session_id, create)
+        session, created = _lock(key, create)
         if session is None:
             if not missing_ok:
-                raise SessionNotFound(session_id)
+                raise SessionNotFound(key)
             yield None
             return
         write = Write(session, by_key, created)
@@ -64,8 +64,8 @@ def writing(session_id, *, create_as=None, create=None, missing_ok=False, by_key
         write.finish()
 
 
-def _lock(session_id, create):
-    session = bulk.select_for_update(Session, session_id)
+def _lock(key, create):
+    session = bulk.select_for_update(Session, key)
     if session is not None or create is None:
         return session, False
     # Concurrent creators both get here: one insert wins, the other is refused, then both queue on the lock.
@@ -75,7 +75,7 @@ def _lock(session_id, create):
         created = True
     except IntegrityError:
         created = False
-    return bulk.select_for_update(Session, session_id), created
+    return bulk.select_for_update(Session, key), created
 
 
 class Write:

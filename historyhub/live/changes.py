@@ -10,16 +10,22 @@ inbox's, the sessions page every change.
 import json
 from dataclasses import dataclass
 
+from historyhub.projects import keys
+
 # PostgreSQL's NOTIFY payload holds at most 8000 bytes; a change naming more than fits says "every action".
 MAX_PAYLOAD = 7900
 
 
 @dataclass(frozen=True)
 class Change:
-    session: str
+    session: str  # the session's key: its project is part of it (historyhub.projects.keys)
     actions: frozenset = frozenset()
     all_actions: bool = False
     inbox: bool = False
+
+    @property
+    def project(self):
+        return keys.project_of(self.session)
 
     def touches_action(self, session, call_id):
         return session == self.session and (self.all_actions or call_id in self.actions)
@@ -55,17 +61,18 @@ class Change:
 
 @dataclass(frozen=True)
 class Interest:
-    """What one subscriber hears: any combination of the parts below."""
+    """What one subscriber hears: any combination of the parts below. Sessions are named by their keys and
+    projects by their ids: nothing a subscriber hears crosses a project's line."""
 
     session: str | None = None  # every change of this session
     action: tuple | None = None  # (session, call id): the changes of this client action only
-    inbox: bool = False  # every change of what waits for a person
-    everything: bool = False  # every change
+    inbox: str | None = None  # every change of what waits for a person in this project
+    project: str | None = None  # every change of this project
 
     def hears(self, change):
         return (
-            self.everything
+            self.project == change.project
             or self.session == change.session
-            or (self.inbox and change.inbox)
+            or (self.inbox == change.project and change.inbox)
             or (self.action is not None and change.touches_action(*self.action))
         )

@@ -158,8 +158,8 @@ class Hub:
         self._by_session = {}
         self._by_action = {}
         self._actions_by_session = {}
-        self._inbox = set()
-        self._everything = set()
+        self._inbox = {}
+        self._by_project = {}
         self._owned = {}
         self._count = 0
         self._closed = False
@@ -212,10 +212,11 @@ class Hub:
 
     def _hearing(self, change):
         """The subscriptions that hear ``change``: read off the indexes, never by asking each one."""
-        hearing = set(self._everything)
+        project = change.project
+        hearing = set(self._by_project.get(project, ()))
         hearing.update(self._by_session.get(change.session, ()))
         if change.inbox:
-            hearing.update(self._inbox)
+            hearing.update(self._inbox.get(project, ()))
         if change.all_actions:
             hearing.update(self._actions_by_session.get(change.session, ()))
         else:
@@ -224,25 +225,21 @@ class Hub:
         return hearing
 
     def _all(self):
-        yield from self._everything
-        yield from self._inbox
-        for group in self._by_session.values():
-            yield from group
-        for group in self._by_action.values():
-            yield from group
+        for index in (self._by_project, self._inbox, self._by_session, self._by_action):
+            for group in index.values():
+                yield from group
 
     def _indexes(self, interest):
-        """The (index, key) pairs, or the plain sets, a subscription of ``interest`` is kept in."""
-        if interest.everything:
-            yield self._everything, None
-            return
+        """The (index, key) pairs a subscription of ``interest`` is kept in."""
+        if interest.project is not None:
+            yield self._by_project, interest.project
         if interest.session is not None:
             yield self._by_session, interest.session
         if interest.action is not None:
             yield self._by_action, interest.action
             yield self._actions_by_session, interest.action[0]
-        if interest.inbox:
-            yield self._inbox, None
+        if interest.inbox is not None:
+            yield self._inbox, interest.inbox
 
     def _add(self, subscription):
         with self._lock:
@@ -254,24 +251,19 @@ class Hub:
                     raise TooMany(subscription.limit)
                 self._owned[owner] = self._owned.get(owner, 0) + 1
             for index, key in self._indexes(subscription.interest):
-                if key is None:
-                    index.add(subscription)
-                else:
-                    index.setdefault(key, set()).add(subscription)
+                index.setdefault(key, set()).add(subscription)
             self._count += 1
             if self._signal is None:
                 self._signal = self._start_signal(self)
             interest = subscription.interest
-            if self._ticker is None and self._start_ticker is not None and (interest.inbox or interest.everything):
+            pages = interest.inbox is not None or interest.project is not None
+            if self._ticker is None and self._start_ticker is not None and pages:
                 self._ticker = self._start_ticker(self)
 
     def _remove(self, subscription):
         ticker = None
         with self._lock:
             for index, key in self._indexes(subscription.interest):
-                if key is None:
-                    index.discard(subscription)
-                    continue
                 group = index.get(key)
                 if group is not None:
                     group.discard(subscription)
@@ -283,7 +275,7 @@ class Hub:
                 self._owned[owner] -= 1
                 if not self._owned[owner]:
                     del self._owned[owner]
-            if not self._inbox and not self._everything:
+            if not self._inbox and not self._by_project:
                 # No page is open: nothing to tick for (the next page starts another).
                 ticker, self._ticker = self._ticker, None
         if ticker is not None:

@@ -16,6 +16,7 @@ from django.utils import timezone
 from historyhub.history import client_actions, sessions, validation
 from historyhub.history.errors import DomainError, InvalidInput, NotFound
 from historyhub.history.models import ClientAction, ClientActionStatus
+from historyhub.projects import keys
 from historyhub.runs.models import Run
 
 # Run ids travel in paths: the characters of session ids, so every stored id can be addressed.
@@ -33,7 +34,7 @@ class RunNotReady(DomainError):
     code, status = "run_not_ready", 409
 
 
-def park(session_id, run_id, *, agent, state, call_ids):
+def park(key, run_id, *, agent, state, call_ids):
     """Keep a run's state until the client actions ``call_ids`` are decided; returns (run, created).
 
     Parking again replaces the state and the awaited actions, and releases a claim.
@@ -47,13 +48,13 @@ def park(session_id, run_id, *, agent, state, call_ids):
         raise InvalidInput(f"callIds must be a list of 1-{MAX_AWAITED} call ids.")
     for call_id in call_ids:
         validation.identifier(call_id, "callIds")
-    session = sessions.get(session_id)
+    session = sessions.get(key)
     with transaction.atomic():
         actions = list(ClientAction.objects.filter(session=session, call_id__in=call_ids))
         unknown = sorted(set(call_ids) - {action.call_id for action in actions})
         if unknown:
             # The same answer as the client-action endpoints give for a call id the session lacks.
-            raise NotFound(f"Client action {unknown[0]!r} was not found in session {session_id!r}.")
+            raise NotFound(f"Client action {unknown[0]!r} was not found in session {keys.session_id_of(key)!r}.")
         try:
             with transaction.atomic():
                 run = Run.objects.create(session=session, run_id=run_id, agent=agent, state=state)
@@ -64,48 +65,49 @@ def park(session_id, run_id, *, agent, state, call_ids):
             run.save(update_fields=["agent", "state", "claimed_until", "claimed_by", "updated_at"])
             created = False
         run.awaiting.set(actions)
-    return get(session_id, run_id), created
+    return get(key, run_id), created
 
 
-def get(session_id, run_id):
-    run = with_readiness(Run.objects.filter(session_id=session_id, run_id=run_id)).first()
+def get(key, run_id):
+    run = with_readiness(Run.objects.filter(session_id=key, run_id=run_id)).first()
     if run is None:
-        sessions.get(session_id)
-        raise NotFound(f"Run {run_id!r} was not found in session {session_id!r}.")
+        sessions.get(key)
+        raise NotFound(f"Run {run_id!r} was not found in session {keys.session_id_of(key)!r}.")
     return run
 
 
-def delete(session_id, run_id):
-    deleted, _ = Run.objects.filter(session_id=session_id, run_id=run_id).delete()
+def delete(key, run_id):
+    deleted, _ = Run.objects.filter(session_id=key, run_id=run_id).delete()
     if not deleted:
-        get(session_id, run_id)
+        get(key, run_id)
 
 
-def search(*, ready=None, agent=None, session_id=None):
-    """Parked runs, oldest change first, each annotated with ``ready``."""
-    runs = with_readiness(Run.objects.all())
+def search(project, *, ready=None, agent=None, session_id=None):
+    """Parked runs of ``project`` (its id), oldest change first, each annotated with ``ready``; ``session_id`` as
+    the project knows it."""
+    runs = with_readiness(Run.objects.filter(session__project=project))
     if ready is not None:
         runs = runs.filter(ready=ready)
     if agent:
         runs = runs.filter(agent=agent)
     if session_id:
-        runs = runs.filter(session_id=session_id)
+        runs = runs.filter(session_id=keys.session_key(project, session_id))
     return runs.order_by("updated_at", "pk")
 
 
-def claim(session_id, run_id, *, lease_seconds=None, claimed_by):
+def claim(key, run_id, *, lease_seconds=None, claimed_by):
     """Take a ready run for ``lease_seconds``; another resumer cannot take it until the lease ends."""
     lease_seconds = DEFAULT_LEASE_SECONDS if lease_seconds is None else lease_seconds
     if not 1 <= lease_seconds <= MAX_LEASE_SECONDS:
         raise InvalidInput(f"leaseSeconds must be between 1 and {MAX_LEASE_SECONDS}.")
     now = timezone.now()
     claimed = (
-        Run.objects.filter(session_id=session_id, run_id=run_id)
+        Run.objects.filter(session_id=key, run_id=run_id)
         .filter(_unclaimed(now))
         .filter(~Exists(_undecided(now)))
         .update(claimed_until=now + timedelta(seconds=lease_seconds), claimed_by=claimed_by[:200])
     )
-    run = get(session_id, run_id)
+    run = get(key, run_id)
     if claimed:
         return run
     if run.claimed_until is not None and run.claimed_until > now:

@@ -3,6 +3,7 @@
 from ninja import Field, Schema
 
 from historyhub.history.schemas import Filter, Identifier, Out, Page, Pagination, Text, Time
+from historyhub.projects import keys
 from historyhub.runs.parking import MAX_AWAITED, MAX_LEASE_SECONDS, RUN_ID
 
 RUN_ID_PATTERN = f"^{RUN_ID.pattern}$"
@@ -40,6 +41,11 @@ class RunSummary(Out):
     updatedAt: Time
 
     # Resolvers are named for the attribute they stand in for.
+    @staticmethod
+    def resolve_session_id(run):
+        """The id its project knows the session by, not the session's key."""
+        return keys.session_id_of(run.session_id)
+
     @staticmethod
     def resolve_call_ids(run):
         return [action.call_id for action in run.awaiting.all()]

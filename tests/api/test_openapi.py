@@ -38,6 +38,11 @@ ENDPOINTS = {
     # Reads of the actions whose callId ends in /result or /decision: the paths answer GET too (Allow says so).
     ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}/result"),
     ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}/decision"),
+    ("get", "/api/v1/project"),
+    ("patch", "/api/v1/project"),
+    ("get", "/api/v1/groups"),
+    ("put", "/api/v1/groups/{name}"),
+    ("delete", "/api/v1/groups/{name}"),
 }
 
 

@@ -8,11 +8,11 @@ import os
 from pathlib import Path
 
 import pytest
-from django.contrib.auth.models import User
 from playwright.sync_api import expect, sync_playwright
 
 from historyhub.history import client_actions, item_log, sessions
-from tests.support.actors import make_approver
+from historyhub.projects.models import Role
+from tests.support.actors import make_approver, make_member
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -92,7 +92,7 @@ def approver(transactional_db):
 
 @pytest.fixture
 def viewer(transactional_db):
-    return User.objects.create_user("viewer", password="viewer-password-1")
+    return make_member("viewer", Role.VIEWER)
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ def accounts(transactional_db):
 
 
 def waiting():
-    return sorted(action.call_id for action in client_actions.listing(status="waiting"))
+    return sorted(action.call_id for action in client_actions.listing("default", status="waiting"))
 
 
 ADA, BO, BO_MAIL = (
@@ -30,7 +30,7 @@ ADA, BO, BO_MAIL = (
 
 def ask_to(page, decision, *labels):
     """Tick these actions on the approvals page and press the bulk bar's decision button."""
-    page.goto("/approvals/")
+    page.goto("/p/default/approvals/")
     for label in labels:
         page.get_by_label(label).check()
     page.locator("#bulk-decision").get_by_role("button", name=decision).click()
@@ -78,11 +78,11 @@ def test_cancel_decides_nothing_and_keeps_the_selection(approver_page, accounts)
 def test_without_javascript_a_batch_is_confirmed_on_a_page_of_its_own(no_script_page, accounts):
     page = no_script_page
     ask_to(page, "Reject", ADA, BO_MAIL)
-    expect(page).to_have_url("/approvals/decisions/")
+    expect(page).to_have_url("/p/default/approvals/decisions/")
     expect(page.get_by_role("heading", name="Reject 2 actions?")).to_be_visible()
     assert waiting() == ["c1", "c2", "c3"]
     page.get_by_role("button", name="Confirm: reject 2 actions").click()
-    expect(page).to_have_url("/approvals/?page=1")
+    expect(page).to_have_url("/p/default/approvals/?page=1")
     expect(page.get_by_text("Rejected 2 actions.")).to_be_visible()
     assert waiting() == ["c2"]
 
@@ -93,7 +93,7 @@ def test_select_all_waiting_actions_takes_every_page(approver_page, transactiona
     for number in range(total):
         client_actions.open_action("many", call_id=f"c{number:03d}", name="step", arguments={"n": number})
     page = approver_page
-    page.goto("/approvals/")
+    page.goto("/p/default/approvals/")
     expect(page.get_by_label(f"Select all {APPROVALS_PAGE_SIZE} on this page")).to_be_visible()
     page.get_by_label(f"Select all {total} waiting actions").check()
     expect(page.locator("#selected-count")).to_have_text(f"All {total} waiting actions selected")

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 
 def test_an_approver_approves_with_a_comment_and_the_api_reads_it_back(approver_page, refund_session):
     page = approver_page
-    page.goto("/sessions/refund-1/")
+    page.goto("/p/default/sessions/refund-1/")
     expect(page.locator("#inbox-count")).to_have_text("1")
     card = page.locator(".entry-client_action")
     expect(card).to_contain_text("waiting")
@@ -49,7 +49,7 @@ def test_an_approver_approves_with_a_comment_and_the_api_reads_it_back(approver_
 
 def test_arguments_that_are_not_json_get_a_clear_error_and_nothing_changes(approver_page, refund_session):
     page = approver_page
-    page.goto("/sessions/refund-1/")
+    page.goto("/p/default/sessions/refund-1/")
     card = page.locator(".entry-client_action")
     card.get_by_label("Arguments").fill('{"amount": 700')
     card.get_by_role("button", name="Approve").click()
@@ -75,7 +75,7 @@ def inbox(refund_session):
 
 
 PAID = "No - this customer already paid, do not send"
-DECISIONS = reverse("dashboard:decide_selected")
+DECISIONS = reverse("dashboard:decide_selected", args=["default"])
 
 
 def status(session_id, call_id):
@@ -97,7 +97,7 @@ def test_enter_in_a_comment_or_on_a_checkbox_of_the_approvals_page_decides_nothi
 ):
     page = approver_page
     log = RequestLog(page)
-    page.goto("/approvals/")
+    page.goto("/p/default/approvals/")
     comment = page.get_by_label("Comment on send invoice")
     comment.fill(PAID)
     comment.press("Enter")
@@ -118,7 +118,7 @@ def test_enter_in_a_comment_or_on_a_checkbox_of_the_approvals_page_decides_nothi
 
 def test_without_javascript_enter_decides_nothing_either(no_script_page, inbox):
     page = no_script_page
-    page.goto("/approvals/")
+    page.goto("/p/default/approvals/")
     comment = page.get_by_label("Comment on send invoice")
     comment.fill(PAID)
     comment.press("Enter")
@@ -136,7 +136,7 @@ def test_without_javascript_enter_decides_nothing_either(no_script_page, inbox):
 
 def test_enter_in_the_comment_on_a_timeline_card_is_a_new_line_not_a_decision(approver_page, refund_session):
     page = approver_page
-    page.goto("/sessions/refund-1/")
+    page.goto("/p/default/sessions/refund-1/")
     card = page.locator(".entry-client_action")
     comment = card.get_by_label("Comment")
     comment.fill(PAID)
@@ -151,7 +151,7 @@ def test_enter_in_the_comment_on_a_timeline_card_is_a_new_line_not_a_decision(ap
 def test_an_approver_rejects_one_action_from_the_approvals_page(approver_page, inbox):
     page = approver_page
     page.get_by_role("link", name="Approvals").click()
-    expect(page).to_have_url("/approvals/")
+    expect(page).to_have_url("/p/default/approvals/")
     items = page.locator(".approval")
     expect(items).to_have_count(3)
     expect(items.first).to_contain_text("request human approval")
@@ -172,7 +172,7 @@ def test_an_approver_rejects_one_action_from_the_approvals_page(approver_page, i
 
 def test_an_approver_approves_several_actions_together(approver_page, inbox):
     page = approver_page
-    page.goto("/approvals/")
+    page.goto("/p/default/approvals/")
     bulk = page.locator("#bulk-decision")
     expect(bulk.get_by_role("button", name="Approve")).to_be_disabled()
     page.get_by_label("Select request human approval in").check()
@@ -197,7 +197,7 @@ def test_an_approver_approves_several_actions_together(approver_page, inbox):
 
 def test_select_all_ticks_every_action(approver_page, inbox):
     page = approver_page
-    page.goto("/approvals/")
+    page.goto("/p/default/approvals/")
     page.get_by_label("Select all 3 on this page").check()
     expect(page.locator("#selected-count")).to_have_text("3 selected")
     page.locator("#bulk-decision").get_by_role("button", name="Reject").click()
@@ -210,7 +210,7 @@ def test_the_approvals_page_shows_an_action_the_moment_an_agent_asks_and_drops_o
     approver_page, inbox
 ):
     page = approver_page
-    page.goto("/approvals/")
+    page.goto("/p/default/approvals/")
     items = page.locator(".approval")
     expect(items).to_have_count(3)
     page.get_by_label("Comment on send invoice").fill("typing while others work")

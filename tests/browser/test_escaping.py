@@ -35,7 +35,7 @@ def test_markup_in_agent_text_is_shown_as_text_and_runs_nothing(approver_page, t
 
     page.goto("/")
     expect(page.locator("table.sessions")).to_contain_text(payload)
-    page.goto("/sessions/xss/")
+    page.goto("/p/default/sessions/xss/")
     expect(page.locator(".entry-message").first).to_contain_text(payload)
     expect(page.locator("h1")).to_have_text(payload)
     page.locator(".entry-action summary").click()
@@ -44,7 +44,7 @@ def test_markup_in_agent_text_is_shown_as_text_and_runs_nothing(approver_page, t
     expect(page.get_by_text("javascript:window.__pwned=1")).to_have_count(2)
     assert page.locator('[href^="javascript"], [src^="javascript"]').count() == 0
     assert page.evaluate("typeof window.__pwned") == "undefined"
-    page.goto("/approvals/")
+    page.goto("/p/default/approvals/")
     expect(page.locator(".approval .description")).to_have_text(payload)
 
     assert page.evaluate("typeof window.__pwned") == "undefined"

@@ -44,7 +44,7 @@ def reads_left_to_right(page, element, first, last):
 
 def test_the_approvals_page_shows_the_override_and_the_iban_as_it_really_is(approver_page, payment):
     page = approver_page
-    page.goto("/approvals/")
+    page.goto("/p/default/approvals/")
     card = page.locator(".approval")
     expect(card).to_contain_text("This action's text contains invisible or direction-changing characters")
     arguments = card.locator("pre.json")
@@ -58,7 +58,7 @@ def test_the_approvals_page_shows_the_override_and_the_iban_as_it_really_is(appr
 
 def test_the_timeline_box_shows_escapes_and_approving_it_as_shown_keeps_the_exact_arguments(approver_page, payment):
     page = approver_page
-    page.goto("/sessions/pay-1/")
+    page.goto("/p/default/sessions/pay-1/")
     card = page.locator(".entry-client_action")
     box = card.get_by_label("Arguments")
     expect(box).to_have_value('{\n  "iban": "\\u202e55 5555 5551 0202 BKUB 33BG\\u202c",\n  "amount": 900\n}')

@@ -19,7 +19,7 @@ def test_a_person_logs_in_through_the_form_and_sees_the_sessions(page, approver)
 
     page.get_by_label("Password").fill("owner-password-1")
     page.get_by_role("button", name="Log in").click()
-    expect(page).to_have_url("/")
+    expect(page).to_have_url("/p/default/")
     expect(page.get_by_role("heading", name="Sessions", exact=True)).to_be_visible()
     expect(page.get_by_role("link", name="Where is my order?")).to_be_visible()
     expect(page.locator(".account")).to_contain_text("owner")

@@ -41,7 +41,7 @@ def test_an_image_from_another_host_loads_only_when_the_person_asks(approver_pag
     )
     page = approver_page
     log = RequestLog(page.context)
-    page.goto("/sessions/photo/")
+    page.goto("/p/default/sessions/photo/")
     expect(page.locator(".entry-message img")).to_have_count(1)
     expect(page.locator(".entry-message img")).to_have_js_property("complete", True)
     load = page.get_by_role("link", name=f"Load image from {host}")
@@ -54,4 +54,4 @@ def test_an_image_from_another_host_loads_only_when_the_person_asks(approver_pag
     expect(loaded).to_have_js_property("naturalWidth", 1)
     assert [request.url for request in log.to(photo_host.base)] == [f"{photo_host.base}/box.png"]
     assert [request["path"] for request in photo_host.requests] == ["/box.png"]
-    expect(page).to_have_url(re.compile(r"/sessions/photo/\?media=localhost%3A[0-9]+#entry-[0-9]+$"))
+    expect(page).to_have_url(re.compile(r"/p/default/sessions/photo/\?media=localhost%3A[0-9]+#entry-[0-9]+$"))

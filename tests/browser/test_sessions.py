@@ -42,15 +42,15 @@ def test_searching_narrows_the_table_as_you_type_and_a_session_opens(fleet, appr
     page.get_by_placeholder("Search sessions and messages").press_sequentially("espresso", delay=30)
     expect(rows).to_have_count(1)
     expect(rows.first).to_contain_text("Refund for a broken espresso machine")
-    expect(page).to_have_url("/?q=espresso")
+    expect(page).to_have_url("/p/default/?q=espresso")
 
     page.get_by_role("link", name="Refund for a broken espresso machine").click()
-    expect(page).to_have_url("/sessions/support-espresso/")
+    expect(page).to_have_url("/p/default/sessions/support-espresso/")
     expect(page.get_by_role("heading", level=1)).to_have_text("Refund for a broken espresso machine")
     expect(page.locator("#timeline")).to_contain_text("The espresso machine arrived broken.")
 
     page.go_back()
-    expect(page).to_have_url("/?q=espresso")
+    expect(page).to_have_url("/p/default/?q=espresso")
     expect(page.get_by_placeholder("Search sessions and messages")).to_have_value("espresso")
     expect(rows).to_have_count(1)
 
@@ -65,7 +65,7 @@ def test_the_filters_update_the_table(fleet, approver_page):
     page.locator("select[name=status]").select_option("completed")
     expect(rows).to_have_count(1)
     expect(rows.first).to_contain_text("research-batteries")
-    expect(page).to_have_url("/?status=completed")
+    expect(page).to_have_url("/p/default/?status=completed")
 
 
 def test_pagination_moves_between_pages_in_place(approver_page, transactional_db):
@@ -78,7 +78,7 @@ def test_pagination_moves_between_pages_in_place(approver_page, transactional_db
     page.get_by_role("link", name="Older ›").click()
     expect(rows).to_have_count(3)
     expect(page.locator(".page-of")).to_have_text("Page 2 of 2")
-    expect(page).to_have_url("/?page=2")
+    expect(page).to_have_url("/p/default/?page=2")
 
 
 def test_the_table_shows_a_new_session_on_its_own(fleet, approver_page):

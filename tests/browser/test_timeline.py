@@ -12,7 +12,7 @@ def test_load_older_brings_the_previous_items_in_place(approver_page, transactio
     sessions.ensure(agent="supportAgent", session_id="long")
     item_log.append("long", [{"role": "user", "content": f"message number {n}"} for n in range(1, 2 * CHUNK_SIZE + 6)])
     page = approver_page
-    page.goto("/sessions/long/")
+    page.goto("/p/default/sessions/long/")
     bubbles = page.locator("#timeline .entry-message")
     expect(bubbles).to_have_count(CHUNK_SIZE)
     expect(bubbles.first).to_contain_text(f"message number {CHUNK_SIZE + 6}")
@@ -26,7 +26,7 @@ def test_load_older_brings_the_previous_items_in_place(approver_page, transactio
     expect(page.get_by_role("link", name="Load older")).to_have_count(0)
     expect(page.get_by_text("Start of the session")).to_be_visible()
     # Loading older items stays on the same page: the address and the newest items are unchanged.
-    expect(page).to_have_url("/sessions/long/")
+    expect(page).to_have_url("/p/default/sessions/long/")
     expect(bubbles.last).to_contain_text(f"message number {2 * CHUNK_SIZE + 5}")
 
 
@@ -35,7 +35,7 @@ def test_the_archived_history_before_a_compaction_can_be_shown(approver_page, tr
     item_log.append("compacted", [{"role": "user", "content": "the archived question"}])
     item_log.compact("compacted", [{"type": "compaction"}, {"role": "user", "content": "after compaction"}])
     page = approver_page
-    page.goto("/sessions/compacted/")
+    page.goto("/p/default/sessions/compacted/")
     expect(page.get_by_text("History compacted here")).to_be_visible()
     expect(page.get_by_text("the archived question")).to_have_count(0)
     page.get_by_role("link", name="Show archived history").click()
@@ -48,7 +48,7 @@ def test_new_items_and_changes_appear_on_their_own(approver_page, transactional_
     sessions.ensure(agent="supportAgent", session_id="live")
     item_log.append("live", [{"type": "function_call", "call_id": "c1", "name": "lookup_order", "arguments": "{}"}])
     page = approver_page
-    page.goto("/sessions/live/")
+    page.goto("/p/default/sessions/live/")
     card = page.locator("#timeline .entry-action")
     expect(card).to_contain_text("running")
 
@@ -73,7 +73,7 @@ def test_new_items_and_changes_appear_on_their_own(approver_page, transactional_
 
 def test_what_an_approver_types_survives_a_live_update(approver_page, refund_session):
     page = approver_page
-    page.goto("/sessions/refund-1/")
+    page.goto("/p/default/sessions/refund-1/")
     page.get_by_label("Comment").fill("half typed")
     item_log.append("refund-1", [{"role": "assistant", "content": "Still waiting for a person."}])
     expect(page.get_by_text("Still waiting for a person.")).to_be_visible(timeout=LIVE_TIMEOUT_MS)
@@ -82,12 +82,12 @@ def test_what_an_approver_types_survives_a_live_update(approver_page, refund_ses
 
 def test_a_viewer_sees_the_waiting_action_but_no_approve_button(viewer_page, refund_session):
     page = viewer_page
-    page.goto("/sessions/refund-1/")
+    page.goto("/p/default/sessions/refund-1/")
     card = page.locator(".entry-client_action")
     expect(card).to_contain_text("request human approval")
     expect(card).to_contain_text('"amount": 750')
     expect(page.get_by_role("button", name="Approve")).to_have_count(0)
     expect(page.get_by_role("button", name="Reject")).to_have_count(0)
-    page.goto("/approvals/")
+    page.goto("/p/default/approvals/")
     expect(page.get_by_text("request human approval")).to_be_visible()
     expect(page.get_by_role("button", name="Approve")).to_have_count(0)

@@ -7,6 +7,7 @@ from django.test import Client
 from historyhub.apikeys.models import ApiKey, hash_key
 from historyhub.history import client_actions, item_log, sessions, transactions
 from historyhub.history.models import ClientAction, Item, Operation, Session
+from historyhub.projects.models import Membership, Role
 from tests.support.actors import as_approver
 from tests.support.html import parse
 
@@ -45,7 +46,7 @@ def test_sessions_can_be_searched_and_filtered(admin_client, data):
 def test_editing_a_session_goes_through_the_domain_and_raises_its_version(admin_client, data):
     before = Session.objects.get(pk="brief-1").version
     page = parse(admin_client.get("/admin/history/session/brief-1/change/"))
-    assert page.link("Open the timeline")["href"] == "/sessions/brief-1/"
+    assert page.link("Open the timeline")["href"] == "/p/default/sessions/brief-1/"
     response = admin_client.post(
         "/admin/history/session/brief-1/change/",
         {
@@ -138,13 +139,14 @@ def test_the_admin_reject_action_reports_what_it_could_not_decide(admin_client, 
     assert client_actions.get("refund-1", "call_refund").status == "approved"
 
 
-def test_a_staff_member_without_the_permission_gets_no_decision_actions(db, data):
+def test_only_superusers_enter_the_admin_which_shows_every_project(db, data):
+    """Staff who are not superusers, a project's admins among them, manage their project on its settings page."""
     staff = User.objects.create_user("staff", password="staff-password-1", is_staff=True)
     staff.user_permissions.add(Permission.objects.get(codename="view_clientaction"))
+    Membership.objects.create(user=staff, project_id="default", role=Role.ADMIN)
     client = Client()
     client.force_login(staff)
-    page = parse(client.get("/admin/history/clientaction/"))
-    assert page.all("#result_list") and not page.all("[value=approve], [value=reject]")
+    assert client.get("/admin/history/clientaction/").status_code == 302
     client.post(
         "/admin/history/clientaction/",
         {"action": "approve", "_selected_action": [ClientAction.objects.get(call_id="newest").pk]},
@@ -166,7 +168,7 @@ def anywhere_in(response):
 def test_a_new_api_key_is_shown_once_on_the_answer_to_the_add_and_only_its_hash_is_kept(admin_client, db):
     form = parse(admin_client.get("/admin/apikeys/apikey/add/")).one("form#apikey_form")
     assert form.field("name") and not form.all("[name=key_hash], [name=prefix]")
-    response = admin_client.post("/admin/apikeys/apikey/add/", {"name": "ci", "scopes": ["read"]})
+    response = admin_client.post("/admin/apikeys/apikey/add/", {"project": "default", "name": "ci", "scopes": ["read"]})
     assert response.status_code == 200 and "no-store" in response["Cache-Control"]
     assert "Copy it now: only its hash is stored, so it cannot be shown again." in parse(response).text()
     key = issued_key(response)
@@ -178,7 +180,9 @@ def test_a_new_api_key_is_shown_once_on_the_answer_to_the_add_and_only_its_hash_
 
 def test_a_new_api_key_never_travels_in_a_cookie_a_message_or_a_log(admin_client, db, caplog):
     caplog.set_level("DEBUG")
-    response = admin_client.post("/admin/apikeys/apikey/add/", {"name": "ci", "scopes": ["write"]})
+    response = admin_client.post(
+        "/admin/apikeys/apikey/add/", {"project": "default", "name": "ci", "scopes": ["write"]}
+    )
     key = issued_key(response)
     # The messages cookie is signed, not encrypted: nothing may be put in it.
     assert "messages" not in response.cookies
@@ -187,7 +191,9 @@ def test_a_new_api_key_never_travels_in_a_cookie_a_message_or_a_log(admin_client
 
 
 def test_a_key_is_issued_with_the_scopes_ticked(admin_client, db):
-    response = admin_client.post("/admin/apikeys/apikey/add/", {"name": "slack bot", "scopes": ["read", "decide"]})
+    response = admin_client.post(
+        "/admin/apikeys/apikey/add/", {"project": "default", "name": "slack bot", "scopes": ["read", "decide"]}
+    )
 
     api_key = ApiKey.objects.get(name="slack bot")
     assert api_key.scopes == "read,decide"

@@ -10,8 +10,8 @@ from historyhub.history.models import ClientAction
 from tests.support.actors import HTMX, as_approver, post
 from tests.support.html import parse
 
-URL = reverse("dashboard:approvals")
-DECIDE = reverse("dashboard:decide_selected")
+URL = reverse("dashboard:approvals", args=["default"])
+DECIDE = reverse("dashboard:decide_selected", args=["default"])
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def test_it_lists_every_waiting_action_oldest_first_with_session_agent_arguments
     approvals = page.all("li.approval")
     assert [approval.text("h2.approval-title") for approval in approvals] == ["issue refund a1", "send invoice b/1"]
     first = approvals[0]
-    assert first.link("The older one")["href"] == "/sessions/s-old/"
+    assert first.link("The older one")["href"] == "/p/default/sessions/s-old/"
     assert first.text(".agent") == "supportAgent" and '"amount": 750' in first.one("pre.json").exact_text()
     assert first.text("time") == "asked 3 hours ago"
     assert "close account" not in page.text()
@@ -167,7 +167,7 @@ def test_a_bulk_decision_without_the_csrf_token_is_refused(approver_client, inbo
 
 def test_without_javascript_a_decision_redirects_to_the_inbox_with_a_message(approver_client, inbox):
     response = post(approver_client, DECIDE, {"selected": "s-old/a1", "decision": "approve", "page": 1})
-    assert response.status_code == 302 and response["Location"] == "/approvals/?page=1"
+    assert response.status_code == 302 and response["Location"] == "/p/default/approvals/?page=1"
     assert parse(approver_client.get(response["Location"])).text(".messages") == "Approved 1 action."
 
 

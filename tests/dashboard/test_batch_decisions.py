@@ -9,8 +9,8 @@ from historyhub.history import client_actions, sessions
 from tests.support.actors import as_approver, confirm_batch, post
 from tests.support.html import parse
 
-URL = reverse("dashboard:approvals")
-DECIDE = reverse("dashboard:decide_selected")
+URL = reverse("dashboard:approvals", args=["default"])
+DECIDE = reverse("dashboard:decide_selected", args=["default"])
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def inbox(db):
 
 
 def waiting():
-    return sorted(action.call_id for action in client_actions.listing(status="waiting"))
+    return sorted(action.call_id for action in client_actions.listing("default", status="waiting"))
 
 
 def confirmation(response):
@@ -44,7 +44,7 @@ def test_deciding_several_lists_each_with_its_session_and_decides_nothing_until_
     assert shown.text("h2") == "Approve 2 actions?"
     items = shown.all("ol.confirmation-items li")
     assert [item.text(".confirmation-title strong") for item in items] == ["delete account", "send email"]
-    assert [item.link("Close Ada's account")["href"] for item in items] == ["/sessions/support-1/"] * 2
+    assert [item.link("Close Ada's account")["href"] for item in items] == ["/p/default/sessions/support-1/"] * 2
     assert shown.text(".confirmation-comment q") == "Both fine."
     assert shown.button("Confirm: approve 2 actions")
     assert shown.link("Cancel")["href"] == f"{URL}?page=1"

@@ -42,7 +42,7 @@ def test_an_approver_approves_with_a_comment_and_edited_arguments(approver_clien
     # The same answer refreshes the header and the navigation's count, out of band.
     assert page.one("#session-header")["hx-swap-oob"] == "true"
     count = page.one("#inbox-count")
-    assert (count["hx-get"], count["hx-swap-oob"]) == ("/approvals/count/?since=0", "true")
+    assert (count["hx-get"], count["hx-swap-oob"]) == ("/p/default/approvals/count/?since=0", "true")
     assert (count.text(), count["title"]) == ("0", "0 waiting for a person")
 
 
@@ -136,7 +136,7 @@ def test_without_javascript_a_decision_redirects_back_to_the_card_with_a_message
     response = post(approver_client, url, {"decision": "approve", "arguments": "{}"})
     assert response.status_code == 302
     entry_id = url.split("/entries/")[1].split("/")[0]
-    assert response["Location"] == f"/sessions/refund-1/#entry-{entry_id}"
+    assert response["Location"] == f"/p/default/sessions/refund-1/#entry-{entry_id}"
     assert "Decision recorded." in parse(approver_client.get(response["Location"])).text(".messages")
     assert action().approved_arguments == {}
 
@@ -150,7 +150,9 @@ def test_without_javascript_an_error_comes_back_as_a_message(approver_client, re
 
 def test_a_card_that_is_not_a_client_action_cannot_be_decided(approver_client, refund):
     message = TimelineEntry.objects.get(session_id="refund-1", type="message")
-    response = post(approver_client, f"/sessions/refund-1/entries/{message.pk}/decision/", {"decision": "approve"})
+    response = post(
+        approver_client, f"/p/default/sessions/refund-1/entries/{message.pk}/decision/", {"decision": "approve"}
+    )
     assert response.status_code == 404
     assert action().status == "waiting"
 
@@ -164,7 +166,7 @@ def test_a_decision_form_sent_without_its_buttons_decides_nothing_and_says_which
 
 
 def test_the_form_lets_no_field_decide_by_enter(approver_client, refund):
-    page = parse(approver_client.get("/sessions/refund-1/"))
+    page = parse(approver_client.get("/p/default/sessions/refund-1/"))
     form = page.one("form.decision")
     # A browser submits a form on Enter through its first submit button: disabled, it submits nothing.
     first = form.all("button[type=submit]")[0]

@@ -9,15 +9,16 @@ from tests.support.html import parse
 from tests.support.readers import assert_error, decision_url
 
 
-def test_a_forced_decision_says_which_permission_is_missing_and_whom_to_ask(viewer_client, refund):
-    for url in (decision_url("refund-1", "call_refund"), reverse("dashboard:decide_selected")):
+def test_a_forced_decision_says_which_role_is_missing_and_whom_to_ask(viewer_client, refund):
+    for url in (decision_url("refund-1", "call_refund"), reverse("dashboard:decide_selected", args=["default"])):
         response = post(viewer_client, url, {"selected": "refund-1/call_refund", "decision": "approve"})
         assert response.status_code == 403 and response["Content-Type"].startswith("text/html")
         page = parse(response)
         assert page.text("h1") == "You may not do that"
         said = page.text("main")
-        assert "“Can approve or reject client actions” (history.decide_clientaction)" in said
-        assert "Ask an administrator of this HistoryHub to add you to the Approvers group." in said
+        assert (
+            "Deciding client actions needs the approver or admin role in this project; ask one of its admins." in said
+        )
         assert "Nothing was changed." in said and page.link("Back to the sessions")
     assert client_actions.get("refund-1", "call_refund").status == "waiting"
 

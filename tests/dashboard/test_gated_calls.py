@@ -18,7 +18,7 @@ def gated_call(session_id="pay-1", **fields):
 def test_the_call_card_carries_the_approve_and_reject_buttons(approver_client, db):
     gated_call()
 
-    page = parse(approver_client.get("/sessions/pay-1/"))
+    page = parse(approver_client.get("/p/default/sessions/pay-1/"))
 
     card = page.one(".card.action")
     assert not page.all(".card.client-action")
@@ -45,7 +45,7 @@ def test_an_expired_approval_shows_expired_without_anyone_writing_it(approver_cl
         gated_call(expires_at="2026-12-01T12:05:00Z")
 
     with time_machine.travel("2026-12-01T12:06:00Z", tick=False):
-        card = parse(approver_client.get("/sessions/pay-1/")).one(".card.action")
+        card = parse(approver_client.get("/p/default/sessions/pay-1/")).one(".card.action")
 
     assert card.text("summary .badge[title=Approval]") == "approval expired" and not card.buttons("Approve")
     assert client_actions.get("pay-1", "call_pay").status == "waiting"

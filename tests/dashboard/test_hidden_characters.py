@@ -75,7 +75,7 @@ def disguised(db):
 
 
 def test_the_approvals_page_shows_every_hidden_character_and_warns(viewer_client, disguised):
-    card = parse(viewer_client.get(reverse("dashboard:approvals"))).one("li.approval")
+    card = parse(viewer_client.get(reverse("dashboard:approvals", args=["default"]))).one("li.approval")
     assert card.text(".notice.warning") == (
         "This action's text contains invisible or direction-changing characters, shown as ⟨U+…⟩."
     )
@@ -88,12 +88,12 @@ def test_the_approvals_page_shows_every_hidden_character_and_warns(viewer_client
 
 
 def test_an_approvers_checkbox_and_comment_labels_show_them_as_plain_markers(approver_client, disguised):
-    card = parse(approver_client.get(reverse("dashboard:approvals"))).one("li.approval")
+    card = parse(approver_client.get(reverse("dashboard:approvals", args=["default"]))).one("li.approval")
     assert card.one("input.select")["aria-label"] == "Select send⟨U+200B⟩ payment in Pay⟨U+202E⟩the supplier"
 
 
 def test_the_timeline_card_and_header_show_them_and_the_box_holds_escapes(approver_client, disguised):
-    page = parse(approver_client.get(reverse("dashboard:session", args=["pay-1"])))
+    page = parse(approver_client.get(reverse("dashboard:session", args=["default", "pay-1"])))
     assert page.text("title").startswith("Pay⟨U+202E⟩the supplier")
     assert page.text("#session-header h1") == "Pay⟨U+202E⟩the supplier"
     card = page.one("article.entry-client_action")
@@ -106,7 +106,11 @@ def test_the_timeline_card_and_header_show_them_and_the_box_holds_escapes(approv
 
 def test_approving_the_box_as_shown_approves_the_exact_original_arguments(approver_client, disguised):
     url = decision_url("pay-1", f"call{RLO}1")
-    box = parse(approver_client.get(reverse("dashboard:session", args=["pay-1"]))).field("arguments").exact_text()
+    box = (
+        parse(approver_client.get(reverse("dashboard:session", args=["default", "pay-1"])))
+        .field("arguments")
+        .exact_text()
+    )
     response = post(approver_client, url, {"decision": "approve", "arguments": box}, htmx=True)
     assert response.status_code == 200
     action = client_actions.get("pay-1", f"call{RLO}1")
@@ -118,7 +122,9 @@ def test_approving_the_box_as_shown_approves_the_exact_original_arguments(approv
 
 def test_a_comment_with_them_shows_them_once_decided(approver_client, disguised):
     post(approver_client, decision_url("pay-1", f"call{RLO}1"), {"decision": "reject", "comment": f"no{RLO}pe"})
-    card = parse(approver_client.get(reverse("dashboard:session", args=["pay-1"]))).one("article.entry-client_action")
+    card = parse(approver_client.get(reverse("dashboard:session", args=["default", "pay-1"]))).one(
+        "article.entry-client_action"
+    )
     assert card.one("dl.resolution").terms()["Comment"] == "no⟨U+202E⟩pe"
 
 
@@ -128,7 +134,7 @@ def test_a_tool_call_card_shows_them_in_its_name_arguments_and_call_id(viewer_cl
         "calls",
         [{"type": "function_call", "call_id": "c\u200b1", "name": "look\u2066up", "arguments": '{"q": "a\u200fb"}'}],
     )
-    card = parse(viewer_client.get(reverse("dashboard:session", args=["calls"]))).one("article.entry-action")
+    card = parse(viewer_client.get(reverse("dashboard:session", args=["default", "calls"]))).one("article.entry-action")
     assert card.text("strong.name") == "look⟨U+2066⟩up" and "⟨U+200B⟩" in card.text("p.small code")
     assert '"q": "a⟨U+200F⟩b"' in card.one("pre.json").exact_text() and card.one(".notice.warning")
 
@@ -136,12 +142,12 @@ def test_a_tool_call_card_shows_them_in_its_name_arguments_and_call_id(viewer_cl
 def test_an_action_without_them_has_no_warning(viewer_client, db):
     sessions.ensure(agent="a", session_id="plain")
     client_actions.open_action("plain", call_id="c1", name="send_invoice", arguments={"to": "Zoë, 東京"})
-    page = parse(viewer_client.get(reverse("dashboard:approvals")))
+    page = parse(viewer_client.get(reverse("dashboard:approvals", args=["default"])))
     assert not page.all(".notice.warning, mark.hidden-char")
 
 
 def test_the_sessions_list_shows_them_in_session_names(viewer_client, disguised):
-    page = parse(viewer_client.get(reverse("dashboard:sessions")))
+    page = parse(viewer_client.get(reverse("dashboard:sessions", args=["default"])))
     assert page.text("a.session-link") == "Pay⟨U+202E⟩the supplier"
 
 

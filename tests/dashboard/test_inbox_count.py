@@ -5,11 +5,11 @@ from historyhub.history import client_actions
 from tests.support.actors import HTMX, as_approver
 from tests.support.html import parse
 
-URL = reverse("dashboard:inbox_count")
+URL = reverse("dashboard:inbox_count", args=["default"])
 
 
 def test_every_page_shows_the_number_of_waiting_actions_in_the_navigation(viewer_client, refund):
-    for page in ("/", "/sessions/refund-1/", "/approvals/"):
+    for page in ("/p/default/", "/p/default/sessions/refund-1/", "/p/default/approvals/"):
         count = parse(viewer_client.get(page)).one("nav #inbox-count")
         assert (count.text(), count["title"], count.classes) == (
             "1",
@@ -17,7 +17,7 @@ def test_every_page_shows_the_number_of_waiting_actions_in_the_navigation(viewer
             ["count", "has-waiting"],
         )
         assert (count["hx-get"], count["hx-trigger"], count["hx-swap"]) == (
-            "/approvals/count/?since=1",
+            "/p/default/approvals/count/?since=1",
             "sse:changed",
             "outerHTML",
         )

@@ -5,16 +5,17 @@ from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 import pytest
-from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
 from historyhub import live
 from historyhub.dashboard import stream as stream_of_page
 from historyhub.history import client_actions, sessions
+from historyhub.projects.models import Role
+from tests.support.actors import make_member
 from tests.support.waiting import until
 
-URL = reverse("dashboard:live")
+URL = reverse("dashboard:live", args=["default"])
 
 
 class Stream:
@@ -49,7 +50,7 @@ class Stream:
 @pytest.fixture
 def cookie(asgi_live_server):
     client = Client()
-    client.force_login(User.objects.create_user("viewer", password="viewer-password-1"))
+    client.force_login(make_member("viewer", Role.VIEWER))
     return client.cookies["sessionid"].value
 
 
@@ -106,13 +107,13 @@ def test_a_timeline_stream_hears_the_inbox_of_every_session(stream):
 @pytest.mark.parametrize(
     "query, hears, misses",
     [
-        ({"session_id": "shown"}, [live.Change("shown"), live.Change("other", inbox=True)], [live.Change("other")]),
+        ({"session_key": "shown"}, [live.Change("shown"), live.Change("other", inbox=True)], [live.Change("other")]),
         ({"inbox_only": True}, [live.Change("other", inbox=True)], [live.Change("shown"), live.Change("other")]),
-        ({}, [live.Change("shown"), live.Change("other")], []),
+        ({}, [live.Change("shown"), live.Change("other")], [live.Change("elsewhere/shown", inbox=True)]),
     ],
 )
 def test_each_page_hears_what_it_shows_and_nothing_else(query, hears, misses):
-    interest = stream_of_page.interest(**query)
+    interest = stream_of_page.interest("default", **query)
 
     assert all(interest.hears(change) for change in hears)
     assert not any(interest.hears(change) for change in misses)

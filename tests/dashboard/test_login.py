@@ -9,11 +9,11 @@ from tests.support.actors import HTMX
 from tests.support.html import parse
 
 PAGES = [
-    "/",
-    "/sessions/refund-1/",
-    "/sessions/refund-1/updates/?since=0&epoch=0&seq=0&pk=0",
-    "/approvals/",
-    "/approvals/count/",
+    "/p/default/",
+    "/p/default/sessions/refund-1/",
+    "/p/default/sessions/refund-1/updates/?since=0&epoch=0&seq=0&pk=0",
+    "/p/default/approvals/",
+    "/p/default/approvals/count/",
 ]
 
 
@@ -25,7 +25,9 @@ def test_every_page_sends_a_visitor_to_the_login_page(db, url):
 
 
 def test_an_htmx_request_from_a_visitor_asks_the_browser_to_load_the_login_page(db):
-    response = Client().get("/approvals/count/", headers={**HTMX, "HX-Current-URL": "http://testserver/approvals/"})
+    response = Client().get(
+        "/p/default/approvals/count/", headers={**HTMX, "HX-Current-URL": "http://testserver/approvals/"}
+    )
     assert response.status_code == 200
     assert response["HX-Redirect"] == "/accounts/login/?next=%2Fapprovals%2F"
     assert response.content == b""
@@ -42,12 +44,12 @@ def test_the_login_form_logs_a_person_in_and_returns_them_where_they_were_going(
         {
             "username": "owner",
             "password": "owner-password-1",
-            "next": "/approvals/",
+            "next": "/p/default/approvals/",
             "csrfmiddlewaretoken": client.cookies["csrftoken"].value,
         },
     )
-    assert response.status_code == 302 and response["Location"] == "/approvals/"
-    assert client.get("/").status_code == 200
+    assert response.status_code == 302 and response["Location"] == "/p/default/approvals/"
+    assert client.get("/p/default/").status_code == 200
 
 
 def test_a_wrong_password_keeps_the_person_on_the_form_with_an_error(approver):
@@ -66,13 +68,15 @@ def test_the_login_form_without_a_csrf_token_is_refused(approver):
 
 
 def test_logging_out_takes_a_post_and_ends_the_session(approver_client):
-    token = approver_client.get("/").cookies["csrftoken"].value
+    token = approver_client.get("/p/default/").cookies["csrftoken"].value
     response = approver_client.post("/accounts/logout/", headers={"X-CSRFToken": token})
     assert response.status_code == 302
     assert approver_client.get("/").status_code == 302
 
 
-@pytest.mark.parametrize("url", ["/", "/sessions/refund-1/", "/approvals/", "/accounts/login/"])
+@pytest.mark.parametrize(
+    "url", ["/p/default/", "/p/default/sessions/refund-1/", "/p/default/approvals/", "/accounts/login/"]
+)
 def test_pages_keep_to_the_strict_content_security_policy(approver_client, refund, url):
     response = approver_client.get(url)
     page = parse(response)
@@ -89,6 +93,6 @@ def test_pages_keep_to_the_strict_content_security_policy(approver_client, refun
 
 
 def test_htmx_requests_carry_the_csrf_token_from_the_body(approver_client):
-    body = parse(approver_client.get(reverse("dashboard:sessions"))).one("body")
+    body = parse(approver_client.get(reverse("dashboard:sessions", args=["default"]))).one("body")
     headers = json.loads(body["hx-headers"])
     assert list(headers) == ["x-csrftoken"] and re.fullmatch(r"[A-Za-z0-9]{64}", headers["x-csrftoken"])

@@ -33,7 +33,9 @@ def failure_limit(settings):
 
 
 def log_in(client, password, username="owner", **headers):
-    return client.post(LOGIN, {"username": username, "password": password, "next": "/approvals/"}, headers=headers)
+    return client.post(
+        LOGIN, {"username": username, "password": password, "next": "/p/default/approvals/"}, headers=headers
+    )
 
 
 def fail(client, times, username="owner", **headers):
@@ -58,7 +60,7 @@ def test_the_login_that_reaches_the_limit_locks_the_username_out_even_with_the_r
     page = parse(response)
     notice = page.one(".notice.error")
     assert notice["role"] == "alert" and notice.text() == LOCKOUT_MESSAGE
-    assert page.field("username")["value"] == "owner" and page.field("next")["value"] == "/approvals/"
+    assert page.field("username")["value"] == "owner" and page.field("next")["value"] == "/p/default/approvals/"
     assert client.get("/").status_code == 302
 
 

@@ -34,7 +34,7 @@ def gallery(db):
             },
         ],
     )
-    return reverse("dashboard:session", args=["gallery"])
+    return reverse("dashboard:session", args=["default", "gallery"])
 
 
 def sources(page):
@@ -99,7 +99,7 @@ def test_hosts_an_operator_allows_load_at_once_and_every_policy_names_them(viewe
     assert "https://sounds.example.com/a.wav" in loaded
     assert "img-src 'self' data: photos.example.com *.example.com;" in response["Content-Security-Policy"]
     assert not parse(response).all("figure.media.external")
-    approvals = viewer_client.get(reverse("dashboard:approvals"))
+    approvals = viewer_client.get(reverse("dashboard:approvals", args=["default"]))
     assert "media-src 'self' data: photos.example.com *.example.com;" in approvals["Content-Security-Policy"]
 
 
@@ -121,5 +121,5 @@ def test_hosts_an_operator_allows_load_at_once_and_every_policy_names_them(viewe
 def test_a_url_a_browser_could_read_as_another_host_loads_nothing(viewer_client, db, uri):
     sessions.ensure(agent="a", session_id="tricks")
     item_log.append("tricks", [{"role": "user", "content": [image(uri)]}])
-    page = parse(viewer_client.get(reverse("dashboard:session", args=["tricks"])))
+    page = parse(viewer_client.get(reverse("dashboard:session", args=["default", "tricks"])))
     assert sources(page) == []

@@ -13,7 +13,7 @@ ANSWER = "Try this:\n```python\ndef main():\n    return 1\n```\nThen restart."
 
 
 def page(client, session_id, **query):
-    return client.get(reverse("dashboard:session", args=[session_id]), query)
+    return client.get(reverse("dashboard:session", args=["default", session_id]), query)
 
 
 def entry(page, text):
@@ -230,10 +230,10 @@ def test_a_subagent_card_links_to_the_child_and_the_child_links_back(viewer_clie
     sessions.ensure(agent="researcher", session_id="parent")
     sessions.ensure(agent="sourceFinder", session_id="child", parent_session_id="parent", parent_call_id="call_sub")
     card = entry(parse(page(viewer_client, "parent")), "sourceFinder")
-    assert card.link("sourceFinder")["href"] == "/sessions/child/" and card.text(".card-kind") == "Subagent"
+    assert card.link("sourceFinder")["href"] == "/p/default/sessions/child/" and card.text(".card-kind") == "Subagent"
     assert badge(card) == ("running", ["state-running"])
     lineage = parse(page(viewer_client, "child")).one("#session-header .lineage")
-    assert lineage.text("dt") == "Subagent of" and lineage.link("parent")["href"] == "/sessions/parent/"
+    assert lineage.text("dt") == "Subagent of" and lineage.link("parent")["href"] == "/p/default/sessions/parent/"
     assert lineage.text("code") == "call_sub" and "call call_sub" in lineage.text()
 
 
@@ -286,13 +286,13 @@ def test_the_page_shows_the_newest_items_with_load_older_at_the_top(viewer_clien
     timeline = parse(page(viewer_client, long_chat))
     assert messages(timeline) == [f"message number {n}" for n in range(6, CHUNK_SIZE + 6)]
     link = timeline.link("Load older")
-    assert link["href"] == link["hx-get"] == "/sessions/long/?epoch=0&until=5"
+    assert link["href"] == link["hx-get"] == "/p/default/sessions/long/?epoch=0&until=5"
     assert (link["hx-target"], link["hx-swap"]) == ("closest .timeline-control", "outerHTML")
     assert timeline.all(".timeline-control a, article.entry")[0] == link
 
 
 def test_load_older_answers_htmx_with_the_older_entries_only(viewer_client, long_chat):
-    older = parse(viewer_client.get("/sessions/long/", {"epoch": 0, "until": 5}, headers=HTMX))
+    older = parse(viewer_client.get("/p/default/sessions/long/", {"epoch": 0, "until": 5}, headers=HTMX))
     assert not older.all("html, body, #session-header")
     assert messages(older) == [f"message number {n}" for n in range(1, 6)]
     assert older.text(".marker.start") == "Start of the session" and not older.links("Load older")
@@ -302,7 +302,7 @@ def test_load_older_without_javascript_is_a_whole_page_with_a_way_back(viewer_cl
     older = parse(page(viewer_client, long_chat, epoch=0, until=5))
     assert older.one("html") and messages(older) == [f"message number {n}" for n in range(1, 6)]
     assert older.link("Newer ›")["href"] == "?epoch=0&until=35"
-    assert older.link("Back to the latest")["href"] == "/sessions/long/"
+    assert older.link("Back to the latest")["href"] == "/p/default/sessions/long/"
     assert not older.all("#timeline-poll")
 
 
@@ -334,13 +334,13 @@ def test_a_compaction_marker_heads_the_oldest_page_with_a_way_to_the_archive(vie
     assert timeline.text(".marker.compaction").startswith("History compacted here.")
     assert messages(timeline) == ["the question after compaction"] and "the archived question" not in timeline.text()
     link = timeline.link("Show archived history")
-    assert link["hx-get"] == "/sessions/compacted/?epoch=0"
+    assert link["hx-get"] == "/p/default/sessions/compacted/?epoch=0"
     assert (link["hx-target"], link["hx-swap"]) == ("closest .timeline-control", "outerHTML")
     assert "Start of the session" not in timeline.text()
 
 
 def test_the_archived_history_loads_in_place(viewer_client, compacted):
-    archived = parse(viewer_client.get("/sessions/compacted/", {"epoch": 0}, headers=HTMX))
+    archived = parse(viewer_client.get("/p/default/sessions/compacted/", {"epoch": 0}, headers=HTMX))
     assert messages(archived) == ["the archived question"]
     assert archived.text(".marker.start") == "Start of the session"
     assert "the question after compaction" not in archived.text()

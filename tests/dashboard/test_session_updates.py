@@ -18,7 +18,7 @@ def poll_url(page):
 
 
 def open_page(client, session_id):
-    return poll_url(parse(client.get(reverse("dashboard:session", args=[session_id]))))
+    return poll_url(parse(client.get(reverse("dashboard:session", args=["default", session_id]))))
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def live(db):
 def test_the_timeline_polls_with_a_cursor(viewer_client, live):
     url = open_page(viewer_client, live)
     session = sessions.get(live)
-    assert url == f"/sessions/live/updates/?since={session.version}&epoch=0&seq=2&pk=" + str(
+    assert url == f"/p/default/sessions/live/updates/?since={session.version}&epoch=0&seq=2&pk=" + str(
         TimelineEntry.objects.filter(session_id=live).order_by("-pk").first().pk
     )
 
@@ -120,7 +120,7 @@ def test_removed_or_remade_entries_redraw_the_newest_chunk(viewer_client, live, 
 
 @pytest.mark.parametrize("query", ["", "?since=x&epoch=0&seq=0&pk=0", "?since=1&epoch=0&seq=-1&pk=0"])
 def test_a_poll_without_a_whole_cursor_is_a_bad_request(viewer_client, live, query):
-    assert viewer_client.get(f"/sessions/live/updates/{query}").status_code == 400
+    assert viewer_client.get(f"/p/default/sessions/live/updates/{query}").status_code == 400
 
 
 def test_polling_a_deleted_session_is_not_found(viewer_client, live):

@@ -8,7 +8,7 @@ from historyhub.history import client_actions, item_log, sessions
 from tests.support.actors import HTMX
 from tests.support.html import parse
 
-URL = reverse("dashboard:sessions")
+URL = reverse("dashboard:sessions", args=["default"])
 
 
 def poll_url(response):
@@ -21,11 +21,11 @@ def poll_url(response):
 def rows(response):
     """The session ids of the table's rows, in order."""
     links = parse(response).all("table.sessions tbody tr a.session-link")
-    return [re.fullmatch(r"/sessions/([^/]+)/", link["href"]).group(1) for link in links]
+    return [re.fullmatch(r"/p/default/sessions/([^/]+)/", link["href"]).group(1) for link in links]
 
 
 def row(page, session_id):
-    return page.one(f"tbody tr:has(a.session-link[href='/sessions/{session_id}/'])")
+    return page.one(f"tbody tr:has(a.session-link[href='/p/default/sessions/{session_id}/'])")
 
 
 @pytest.fixture
@@ -97,7 +97,7 @@ def test_a_filter_value_that_is_not_valid_is_ignored(viewer_client, fleet):
 
 def test_the_filter_form_updates_the_table_as_you_type_and_keeps_the_url(viewer_client, fleet):
     form = parse(viewer_client.get(URL)).one("form.filters")
-    assert (form["hx-get"], form["hx-target"], form["hx-push-url"]) == ("/", "#session-results", "true")
+    assert (form["hx-get"], form["hx-target"], form["hx-push-url"]) == ("/p/default/", "#session-results", "true")
     triggers = [trigger.strip() for trigger in form["hx-trigger"].split(",")]
     assert "input changed delay:300ms from:find input[type=search]" in triggers
     assert "search from:find input[type=search]" in triggers
@@ -123,7 +123,7 @@ def test_pagination_links_work_with_and_without_javascript(viewer_client, many):
     page = parse(first)
     assert page.text(".pagination .page-of") == "Page 1 of 2"
     older = page.link(rel="next")
-    assert (older["href"], older["hx-get"]) == ("?agent=bulk&page=2", "/?agent=bulk&page=2")
+    assert (older["href"], older["hx-get"]) == ("?agent=bulk&page=2", "/p/default/?agent=bulk&page=2")
     second = viewer_client.get(URL, {"agent": "bulk", "page": 2})
     assert rows(second) == ["bulk-01", "bulk-00"]
     assert parse(second).link(rel="prev")["href"] == "?agent=bulk&page=1"
@@ -137,7 +137,7 @@ def test_a_page_past_the_end_offers_the_first_page(viewer_client, many):
 
 def test_on_a_live_change_the_table_refreshes_with_its_filters_and_keeps_the_address(viewer_client, fleet):
     poll = poll_url(viewer_client.get(URL, {"agent": "supportAgent"}))
-    assert poll == "/?agent=supportAgent&live=1"
+    assert poll == "/p/default/?agent=supportAgent&live=1"
 
     item_log.append("support-1", [{"role": "assistant", "content": "Shipped."}])
     changed = viewer_client.get(poll, headers=HTMX)

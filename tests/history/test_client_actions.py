@@ -301,7 +301,7 @@ def test_a_waiting_action_past_its_expiry_reads_expired_everywhere_without_a_wri
         card = timeline_item(session_id, "client-action:call_123")
         assert (card["status"], card["summary"]) == ("failed", "request human approval expired.")
         assert "arguments" not in card
-        assert client_actions.waiting_count() == 0
+        assert client_actions.waiting_count("default") == 0
 
     assert sessions.get(session_id).version == version
     assert client_actions.get(session_id, "call_123").status == "waiting"
@@ -422,7 +422,7 @@ def test_the_list_is_oldest_first_and_filters(session_id):
     client_actions.decide(session_id, "call_3", decision="approve", decider=as_approver())
 
     def listed(**filters):
-        return [(action.session_id, action.call_id) for action in client_actions.listing(**filters)]
+        return [(action.session_id, action.call_id) for action in client_actions.listing("default", **filters)]
 
     assert listed() == [(session_id, "call_1"), ("ses_billing", "call_2"), (session_id, "call_3")]
     assert listed(status="waiting") == [(session_id, "call_1"), ("ses_billing", "call_2")]
@@ -435,13 +435,13 @@ def test_the_list_shows_overdue_actions_as_expired(session_id):
     open_expiring(session_id)
 
     with time_machine.travel(AFTER_EXPIRY, tick=False):
-        assert list(client_actions.listing(status="waiting")) == []
-        assert [action.call_id for action in client_actions.listing(status="expired")] == ["call_123"]
+        assert list(client_actions.listing("default", status="waiting")) == []
+        assert [action.call_id for action in client_actions.listing("default", status="expired")] == ["call_123"]
 
 
 def test_the_list_rejects_an_unknown_status(db):
     with pytest.raises(InvalidInput):
-        client_actions.listing(status="pending")
+        client_actions.listing("default", status="pending")
 
 
 def test_an_approval_requested_in_the_log_is_decided_like_any_other(session_id):

@@ -48,7 +48,7 @@ def test_it_rejects_an_invalid_agent_without_creating_the_session(db, agent):
     with pytest.raises(InvalidInput):
         item_log.append("ses_new", [user("hello")], agent=agent)
 
-    assert not sessions.search(q="ses_new").exists()
+    assert not sessions.search("default", q="ses_new").exists()
 
 
 def test_it_keeps_the_agent_of_an_existing_session(session_id):
@@ -199,7 +199,7 @@ def test_it_rejects_an_invalid_session_id_without_creating_a_session(db):
     with pytest.raises(InvalidInput):
         item_log.append("-starts-with-a-dash", [user("hello")])
 
-    assert list(sessions.search()) == []
+    assert list(sessions.search("default")) == []
 
 
 def test_it_rejects_more_items_than_a_request_may_carry(session_id, settings):

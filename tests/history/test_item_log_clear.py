@@ -34,7 +34,7 @@ def test_it_removes_client_actions_of_every_origin(session_id):
 
     item_log.clear(session_id)
 
-    assert list(client_actions.listing(session_id=session_id)) == []
+    assert list(client_actions.listing("default", session_id=session_id)) == []
     assert snapshot(session_id)["pendingClientActions"] == []
 
 
@@ -92,7 +92,7 @@ def test_ids_of_a_cleared_session_can_be_appended_again(session_id):
 def test_clearing_an_unknown_session_does_nothing(db):
     item_log.clear("ses_unknown")
 
-    assert not sessions.search(q="ses_unknown").exists()
+    assert not sessions.search("default", q="ses_unknown").exists()
 
 
 def test_clearing_leaves_other_sessions_alone(session_id):

@@ -29,7 +29,7 @@ def test_popping_an_empty_log_returns_nothing(session_id):
 
 def test_popping_an_unknown_session_returns_nothing_and_creates_nothing(db):
     assert item_log.pop("ses_unknown") is None
-    assert not sessions.search(q="ses_unknown").exists()
+    assert not sessions.search("default", q="ses_unknown").exists()
 
 
 def test_a_popped_id_can_be_appended_again(session_id):
@@ -128,7 +128,7 @@ def test_popping_an_approval_request_removes_its_client_action(session_id):
     assert timeline_ids(session_id) == ["message:1"]
     assert snapshot(session_id)["pendingClientActions"] == []
     assert snapshot(session_id)["runStatus"] is None
-    assert list(client_actions.listing(session_id=session_id)) == []
+    assert list(client_actions.listing("default", session_id=session_id)) == []
 
 
 def test_popping_an_approval_request_restores_the_run_status_it_replaced(session_id):

@@ -45,7 +45,7 @@ def test_an_unknown_session_reads_as_empty(db):
 def test_reading_does_not_create_the_session(db):
     items_in_log("ses_unknown")
 
-    assert not sessions.search(q="ses_unknown").exists()
+    assert not sessions.search("default", q="ses_unknown").exists()
 
 
 def test_it_reads_logs_longer_than_one_chunk(session_id):

@@ -69,7 +69,7 @@ def test_it_drops_client_actions_the_replaced_items_opened(session_id):
     state = snapshot(session_id)
     assert state["pendingClientActions"] == []
     assert state["runStatus"] == "running"
-    assert list(client_actions.listing(session_id=session_id)) == []
+    assert list(client_actions.listing("default", session_id=session_id)) == []
 
 
 def test_the_replacement_is_projected(session_id):

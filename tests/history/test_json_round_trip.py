@@ -173,7 +173,7 @@ def test_a_client_action_string_with_a_nul_or_an_unpaired_surrogate_is_rejected(
     with pytest.raises(InvalidInput):
         client_actions.open_action(session_id, arguments={}, **fields)
 
-    assert list(client_actions.listing(session_id=session_id)) == []
+    assert list(client_actions.listing("default", session_id=session_id)) == []
 
 
 def test_a_comment_with_a_nul_is_rejected(session_id):
@@ -201,7 +201,7 @@ def test_hostile_metadata_comes_back_exactly_and_stays_searchable(db):
     state = snapshot("ses_1")
     assert state["name"] == "Ana 👩🏽‍💻"
     assert same(state["metadata"], metadata)
-    assert [session.id for session in sessions.search(q="שלום")] == ["ses_1"]
+    assert [session.id for session in sessions.search("default", q="שלום")] == ["ses_1"]
 
 
 @pytest.mark.parametrize("value", ["a\u0000b", "a\ud800b"])
@@ -222,7 +222,7 @@ def test_metadata_numbers_json_cannot_carry_are_rejected(db, value):
     with pytest.raises(InvalidInput):
         sessions.ensure(agent="supportAgent", session_id="ses_1", metadata={"score": value})
 
-    assert not sessions.search(q="ses_1").exists()
+    assert not sessions.search("default", q="ses_1").exists()
 
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf")])
@@ -321,7 +321,7 @@ def test_hostile_chat_messages_round_trip_through_export(session_id):
 def test_message_search_finds_sessions_by_text_around_hostile_characters(session_id):
     item_log.append(session_id, [{"role": "user", "content": "parcel\u0000\ud800 tracking"}])
 
-    assert [session.id for session in sessions.search(q="tracking")] == [session_id]
+    assert [session.id for session in sessions.search("default", q="tracking")] == [session_id]
 
 
 @pytest.mark.parametrize("batch", [1, 60], ids=["a turn", "a large batch"])

@@ -82,7 +82,7 @@ QUERIES = [
 
 @pytest.mark.parametrize("q", QUERIES)
 def test_a_search_finds_what_comparing_every_row_finds(assorted, q):
-    assert ids(sessions.search(q=q)) == scanned(q)
+    assert ids(sessions.search("default", q=q)) == scanned(q)
 
 
 @pytest.mark.parametrize(
@@ -102,12 +102,16 @@ def test_a_search_finds_what_comparing_every_row_finds(assorted, q):
     ],
 )
 def test_every_character_of_q_is_matched_literally_and_letters_in_any_case(assorted, q, found):
-    assert ids(sessions.search(q=q)) == found
+    assert ids(sessions.search("default", q=q)) == found
 
 
 def test_the_filters_narrow_a_search(assorted):
-    assert ids(sessions.search(q="say", agent="salesAgent")) == scanned("say", agent="salesAgent") == ["odd-2", "odd-1"]
-    assert ids(sessions.search(q="say", agent="chefAgent")) == []
+    assert (
+        ids(sessions.search("default", q="say", agent="salesAgent"))
+        == scanned("say", agent="salesAgent")
+        == ["odd-2", "odd-1"]
+    )
+    assert ids(sessions.search("default", q="say", agent="chefAgent")) == []
 
 
 @pytest.fixture
@@ -125,16 +129,16 @@ def interleaved(db):
 
 @pytest.mark.parametrize("first", [1, 2, 3, 5, 8, 20])
 def test_the_first_sessions_a_search_reads_are_the_first_of_all_it_finds(interleaved, first):
-    everything = ids(sessions.search(q="walrus"))
+    everything = ids(sessions.search("default", q="walrus"))
     assert everything == scanned("walrus")
     assert len(everything) == 8
-    assert ids(sessions.search(q="walrus", first=first)[:first]) == everything[:first]
+    assert ids(sessions.search("default", q="walrus", first=first)[:first]) == everything[:first]
 
 
 @pytest.mark.parametrize("up_to, counted", [(1, 1), (3, 3), (8, 8), (9, 8), (None, 8)])
 def test_a_count_of_what_a_search_finds_stops_where_it_is_told(interleaved, up_to, counted):
-    assert sessions.count(q="walrus", up_to=up_to) == counted
-    assert sessions.count(q="walrus", agent="otherAgent", up_to=up_to) == 0
+    assert sessions.count("default", q="walrus", up_to=up_to) == counted
+    assert sessions.count("default", q="walrus", agent="otherAgent", up_to=up_to) == 0
 
 
 def test_a_word_in_more_messages_than_the_index_reads_at_once_is_found_all_the_same(db):
@@ -147,10 +151,10 @@ def test_a_word_in_more_messages_than_the_index_reads_at_once_is_found_all_the_s
         sessions.ensure(agent="quietAgent", session_id=f"quiet-{number}")
         item_log.append(f"quiet-{number}", [user("one walrus" if number != 1 else "a seal")])
 
-    assert ids(sessions.search(q="walrus")) == scanned("walrus") == ["quiet-2", "quiet-0", "chatty"]
-    assert ids(sessions.search(q="walrus", first=2)[:2]) == ["quiet-2", "quiet-0"]
-    assert sessions.count(q="walrus", up_to=2) == 2
-    assert sessions.count(q="walrus") == 3
+    assert ids(sessions.search("default", q="walrus")) == scanned("walrus") == ["quiet-2", "quiet-0", "chatty"]
+    assert ids(sessions.search("default", q="walrus", first=2)[:2]) == ["quiet-2", "quiet-0"]
+    assert sessions.count("default", q="walrus", up_to=2) == 2
+    assert sessions.count("default", q="walrus") == 3
 
 
 def test_a_word_in_more_sessions_than_the_index_reads_at_once_is_found_all_the_same(db):
@@ -159,34 +163,34 @@ def test_a_word_in_more_sessions_than_the_index_reads_at_once_is_found_all_the_s
     sessions.ensure(agent="loneAgent", session_id="lone")
     item_log.append("lone", [user("a walrus alone")])
 
-    found = ids(sessions.search(q="walrus"))
+    found = ids(sessions.search("default", q="walrus"))
     assert found == scanned("walrus")
     assert found[:3] == ["lone", f"herd-{FEW:04d}", f"herd-{FEW - 1:04d}"]
-    assert sessions.search(q="walrus", first=10)[:10].count() == 10
-    assert sessions.count(q="walrus", up_to=FEW) == FEW
-    assert sessions.count(q="walrus") == FEW + 2
+    assert sessions.search("default", q="walrus", first=10)[:10].count() == 10
+    assert sessions.count("default", q="walrus", up_to=FEW) == FEW
+    assert sessions.count("default", q="walrus") == FEW + 2
 
 
 def test_a_search_follows_renames_deletions_and_messages_taken_back(assorted):
     sessions.update("plain-1", name="Lost luggage")
-    assert ids(sessions.search(q="where is my")) == []
-    assert ids(sessions.search(q="luggage")) == ["plain-1"]
+    assert ids(sessions.search("default", q="where is my")) == []
+    assert ids(sessions.search("default", q="luggage")) == ["plain-1"]
 
     item_log.append("odd-2", [user("a quokka appeared")])
-    assert ids(sessions.search(q="quokka")) == ["odd-2"]
+    assert ids(sessions.search("default", q="quokka")) == ["odd-2"]
     item_log.pop("odd-2")
-    assert ids(sessions.search(q="quokka")) == []
+    assert ids(sessions.search("default", q="quokka")) == []
 
     item_log.replace("case-1", [user("nothing but a narwhal")])
-    assert ids(sessions.search(q="narwhal")) == ["case-1"]
-    assert ids(sessions.search(q="straße")) == scanned("straße")
+    assert ids(sessions.search("default", q="narwhal")) == ["case-1"]
+    assert ids(sessions.search("default", q="straße")) == scanned("straße")
 
     item_log.clear("unicode-1")
-    assert ids(sessions.search(q="日本語")) == scanned("日本語") == []
+    assert ids(sessions.search("default", q="日本語")) == scanned("日本語") == []
 
     sessions.delete("odd-1")
-    assert ids(sessions.search(q="off_sale")) == []
+    assert ids(sessions.search("default", q="off_sale")) == []
     sessions.ensure(agent="salesAgent", session_id="odd-1", name="A new start")
-    assert ids(sessions.search(q="off_sale")) == []
-    assert ids(sessions.search(q="new start")) == ["odd-1"]
-    assert ids(sessions.search(q="hello")) == ["odd-2"]
+    assert ids(sessions.search("default", q="off_sale")) == []
+    assert ids(sessions.search("default", q="new start")) == ["odd-1"]
+    assert ids(sessions.search("default", q="hello")) == ["odd-2"]

@@ -13,8 +13,8 @@ def five(db):
 
 def page(number, count_limit=None, q=None):
     return paging.page_of_parts(
-        lambda first: sessions.search(q=q, first=first),
-        lambda up_to: sessions.count(q=q, up_to=up_to),
+        lambda first: sessions.search("default", q=q, first=first),
+        lambda up_to: sessions.count("default", q=q, up_to=up_to),
         number,
         2,
         count_limit=count_limit,

@@ -124,7 +124,7 @@ def test_a_parent_that_does_not_exist_is_not_found(db):
             parent_call_id="call_research",
         )
 
-    assert not sessions.search(q="ses_child").exists()
+    assert not sessions.search("default", q="ses_child").exists()
 
 
 @pytest.mark.parametrize(

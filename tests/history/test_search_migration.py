@@ -45,11 +45,11 @@ def test_sessions_and_messages_stored_before_the_search_indexes_are_found_after_
     # The domain reads through today's models: the migrations after 0004 come too.
     migrate_to_the_latest()
 
-    assert [session.id for session in sessions.search(q="before the index")] == ["early-1"]
-    assert [session.id for session in sessions.search(q="LEGACY")] == ["early-1"]
-    assert [session.id for session in sessions.search(q="ocelot")] == ["early-2"]
+    assert [session.id for session in sessions.search("default", q="before the index")] == ["early-1"]
+    assert [session.id for session in sessions.search("default", q="LEGACY")] == ["early-1"]
+    assert [session.id for session in sessions.search("default", q="ocelot")] == ["early-2"]
     sessions.delete("early-2")
-    assert not sessions.search(q="ocelot").exists()
+    assert not sessions.search("default", q="ocelot").exists()
 
 
 @pytest.mark.django_db(transaction=True)
@@ -65,4 +65,4 @@ def test_sessions_stay_searchable_across_every_later_migration_both_ways():
 
     sessions.ensure(agent="supportAgent", session_id="latest", metadata={"customer": "ocelot"})
 
-    assert sorted(session.id for session in sessions.search(q="ocelot")) == ["after", "between", "latest"]
+    assert sorted(session.id for session in sessions.search("default", q="ocelot")) == ["after", "between", "latest"]

@@ -77,7 +77,7 @@ def test_metadata_values_must_be_scalars(db, metadata):
     with pytest.raises(InvalidInput):
         sessions.ensure(agent="supportAgent", session_id="ses_1", metadata=metadata)
 
-    assert not sessions.search(q="ses_1").exists()
+    assert not sessions.search("default", q="ses_1").exists()
 
 
 @pytest.mark.parametrize("session_id", ["", "-dash", "_under", ".dot", "has space", "slash/", "é", "s" * 201])
@@ -206,18 +206,18 @@ def ids(queryset):
 
 
 def test_search_lists_the_most_recently_updated_first(three_sessions):
-    assert ids(sessions.search()) == ["ses_b", "ses_c", "ses_a"]
+    assert ids(sessions.search("default")) == ["ses_b", "ses_c", "ses_a"]
 
     item_log.append("ses_a", [user("ping")])
 
-    assert ids(sessions.search()) == ["ses_a", "ses_b", "ses_c"]
+    assert ids(sessions.search("default")) == ["ses_a", "ses_b", "ses_c"]
 
 
 def test_search_filters_by_agent_status_and_run_status(three_sessions):
-    assert ids(sessions.search(agent="supportAgent")) == ["ses_c", "ses_a"]
-    assert ids(sessions.search(status="completed")) == ["ses_b"]
-    assert ids(sessions.search(run_status="completed")) == ["ses_b"]
-    assert ids(sessions.search(agent="supportAgent", status="completed")) == []
+    assert ids(sessions.search("default", agent="supportAgent")) == ["ses_c", "ses_a"]
+    assert ids(sessions.search("default", status="completed")) == ["ses_b"]
+    assert ids(sessions.search("default", run_status="completed")) == ["ses_b"]
+    assert ids(sessions.search("default", agent="supportAgent", status="completed")) == []
 
 
 @pytest.mark.parametrize(
@@ -232,56 +232,56 @@ def test_search_filters_by_agent_status_and_run_status(three_sessions):
     ],
 )
 def test_search_matches_id_name_agent_metadata_values_and_message_text(three_sessions, q, found):
-    assert ids(sessions.search(q=q)) == found
+    assert ids(sessions.search("default", q=q)) == found
 
 
 @pytest.mark.parametrize("q", ["plan", "invoice", "{}", '"'])
 def test_search_does_not_match_metadata_keys_or_json_punctuation(three_sessions, q):
-    assert ids(sessions.search(q=q)) == []
+    assert ids(sessions.search("default", q=q)) == []
 
 
 def test_search_follows_metadata_changes(three_sessions):
     sessions.update("ses_a", metadata={"plan": "silver", "seats": 12})
 
-    assert ids(sessions.search(q="gold")) == []
-    assert ids(sessions.search(q="silver")) == ["ses_a"]
-    assert ids(sessions.search(q="12")) == ["ses_a"]
+    assert ids(sessions.search("default", q="gold")) == []
+    assert ids(sessions.search("default", q="silver")) == ["ses_a"]
+    assert ids(sessions.search("default", q="12")) == ["ses_a"]
 
 
 def test_search_does_not_match_text_of_items_that_are_not_messages(three_sessions):
     item_log.append("ses_a", [{"type": "skill", "id": "s1", "summary": "zebra"}])
 
-    assert ids(sessions.search(q="zebra")) == []
+    assert ids(sessions.search("default", q="zebra")) == []
 
 
 def test_search_can_list_sessions_with_waiting_client_actions(three_sessions):
     client_actions.open_action("ses_c", call_id="call_1", name="confirm", arguments={})
 
-    assert ids(sessions.search(waiting=True)) == ["ses_c"]
+    assert ids(sessions.search("default", waiting=True)) == ["ses_c"]
 
 
 @pytest.mark.parametrize("filters", [{"status": "archived"}, {"run_status": "sleeping"}])
 def test_search_rejects_unknown_statuses(db, filters):
     with pytest.raises(InvalidInput):
-        sessions.search(**filters)
+        sessions.search("default", **filters)
 
 
 def test_agents_lists_each_agent_with_a_session_once_in_order(three_sessions):
-    assert sessions.agents() == ["billingAgent", "supportAgent"]
+    assert sessions.agents("default") == ["billingAgent", "supportAgent"]
 
     sessions.delete("ses_b")
 
-    assert sessions.agents() == ["supportAgent"]
+    assert sessions.agents("default") == ["supportAgent"]
 
 
 def test_page_of_cuts_a_queryset_into_pages(three_sessions):
-    first = paging.page_of(sessions.search(), 1, 2)
+    first = paging.page_of(sessions.search("default"), 1, 2)
     assert (ids(first.items), first.total, first.has_more) == (["ses_b", "ses_c"], 3, True)
 
-    second = paging.page_of(sessions.search(), 2, 2)
+    second = paging.page_of(sessions.search("default"), 2, 2)
     assert (ids(second.items), second.total, second.has_more) == (["ses_a"], 3, False)
 
-    past = paging.page_of(sessions.search(), 3, 2)
+    past = paging.page_of(sessions.search("default"), 3, 2)
     assert (ids(past.items), past.total, past.has_more) == ([], 3, False)
 
 
@@ -296,7 +296,10 @@ def test_snapshots_of_many_sessions_read_their_pending_actions_together(three_se
     client_actions.open_action("ses_a", call_id="call_1", name="confirm", arguments={"n": 1})
     client_actions.open_action("ses_a", call_id="call_2", name="confirm", arguments={"n": 2})
 
-    listed = {session.id: sessions.snapshot(session) for session in sessions.with_snapshot_relations(sessions.search())}
+    listed = {
+        session.id: sessions.snapshot(session)
+        for session in sessions.with_snapshot_relations(sessions.search("default"))
+    }
 
     assert [pending.call_id for pending in listed["ses_a"].pending_client_actions] == ["call_1", "call_2"]
     assert listed["ses_b"].pending_client_actions == []

@@ -14,7 +14,7 @@ from tests.support.actors import make_approver
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-EVERYTHING = live.Interest(everything=True)
+EVERYTHING = live.Interest(project="default")
 
 
 def heard_while(act, interest=EVERYTHING, until_heard="done"):
@@ -47,7 +47,7 @@ def test_a_committed_write_wakes_the_subscribers_of_its_session():
         sessions.ensure(agent="supportAgent", session_id="announced")
         item_log.append("announced", [{"role": "user", "content": "hello"}])
 
-    assert "announced" in heard_while(write, live.Interest(session="announced", inbox=True))
+    assert "announced" in heard_while(write, live.Interest(session="announced", inbox="default"))
 
 
 def test_a_write_that_rolls_back_announces_nothing():

@@ -79,7 +79,10 @@ def test_a_cleared_or_deleted_session_wakes_every_waiter_of_its_actions(hub):
 
 def test_the_inbox_hears_what_waits_for_a_person_and_not_the_rest(hub):
     async def scenario():
-        async with hub.listen(Interest(inbox=True)) as inbox, hub.listen(Interest(everything=True)) as everything:
+        async with (
+            hub.listen(Interest(inbox="default")) as inbox,
+            hub.listen(Interest(project="default")) as everything,
+        ):
             hub.publish([Change("s")])
             appended = await inbox.wait(0), await woken(everything)
             hub.publish([Change("t", actions=frozenset({"c"}), inbox=True)])
@@ -105,7 +108,7 @@ def test_a_change_published_on_another_thread_wakes_a_subscriber(hub):
 
 def test_changes_heard_while_nobody_waited_are_kept_for_the_next_wait(hub):
     async def scenario():
-        async with hub.listen(Interest(everything=True)) as changes:
+        async with hub.listen(Interest(project="default")) as changes:
             hub.publish([Change("a")])
             hub.publish([Change("b")])
             return await changes.wait(0), await changes.wait(0)
@@ -129,7 +132,11 @@ def test_an_interrupted_signal_wakes_everyone_to_look_again(hub):
 
 def test_leaving_removes_the_subscription(hub):
     async def scenario():
-        async with hub.listen(Interest(session="a")), hub.listen(action("a", "c")), hub.listen(Interest(inbox=True)):
+        async with (
+            hub.listen(Interest(session="a")),
+            hub.listen(action("a", "c")),
+            hub.listen(Interest(inbox="default")),
+        ):
             assert hub.subscriber_count() == 3
         return hub.subscriber_count()
 
@@ -197,3 +204,19 @@ def test_a_change_naming_more_actions_than_a_notification_holds_wakes_every_wait
 def test_a_payload_that_is_not_a_change_is_refused(payload):
     with pytest.raises(ValueError):
         Change.decode(payload)
+
+
+def test_a_change_of_one_project_reaches_no_page_of_another(hub):
+    async def scenario():
+        async with (
+            hub.listen(Interest(project="default")) as default_pages,
+            hub.listen(Interest(inbox="default")) as default_inbox,
+            hub.listen(Interest(project="finance")) as finance_pages,
+        ):
+            hub.publish([Change("finance/support-42", actions=frozenset({"c1"}), inbox=True)])
+            return await woken(finance_pages), await default_pages.wait(0), await default_inbox.wait(0)
+
+    finance, default_pages, default_inbox = asyncio.run(scenario())
+
+    assert finance.touches("finance/support-42")
+    assert not default_pages and not default_inbox

@@ -9,10 +9,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.conf import settings
-from django.contrib.auth.models import User
 from django.test import Client
 
 from historyhub.apikeys.models import ApiKey
+from historyhub.projects.models import Role
+from tests.support.actors import make_member
 from tests.support.servers import HTTPS, ProductionServer, database_url, fetch, production_environment
 from tests.support.sockets import RawConnection
 
@@ -151,11 +152,13 @@ def test_waits_and_live_streams_last_past_the_header_timeout(server):
     assert fetch(f"{server.url}/api/v1/sessions", api, session).status == 201
     assert fetch(f"{server.url}/api/v1/sessions/long-requests/client-actions", api, action).status == 201
     browser = Client()
-    browser.force_login(User.objects.create_user("viewer", password="viewer-password-1"))
+    browser.force_login(make_member("viewer", Role.VIEWER))
     cookie = browser.cookies["sessionid"].value
     link = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
     try:
-        link.request("GET", "/live/", headers={**HTTPS, "Cookie": f"sessionid={cookie}", "Accept": "text/event-stream"})
+        link.request(
+            "GET", "/p/default/live/", headers={**HTTPS, "Cookie": f"sessionid={cookie}", "Accept": "text/event-stream"}
+        )
         stream = link.getresponse()
         assert (stream.status, read_event(stream)) == (200, "changed")
 

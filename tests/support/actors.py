@@ -3,11 +3,13 @@ and the press of a batch confirmation's button."""
 
 import json
 
-from django.contrib.auth.models import Group, Permission, User
+from django.contrib.auth.models import User
 from django.test import Client
 from django.urls import reverse
 
 from historyhub.approvals.deciders import Decider
+from historyhub.projects.keys import DEFAULT_PROJECT
+from historyhub.projects.models import Membership, Project, Role
 from tests.support.html import parse
 
 HTMX = {"HX-Request": "true"}
@@ -61,14 +63,17 @@ class KeyedApiClient(ApiClient):
         return super()._headers({IDEMPOTENCY_HEADER: self.idempotency_key, **(extra or {})})
 
 
-def make_approver(username="owner", password="owner-password-1"):
-    """A person in the Approvers group, who may decide client actions."""
-    user = User.objects.create_user(username, password=password)
-    # get_or_create: tests on a transactional database flush what the migrations made.
-    group, _ = Group.objects.get_or_create(name="Approvers")
-    group.permissions.add(Permission.objects.get(codename="decide_clientaction"))
-    user.groups.add(group)
+def make_member(username, role, project=DEFAULT_PROJECT, password=None):
+    """A person with ``role`` in ``project`` (created, with its default name, if a test flushed it)."""
+    user = User.objects.create_user(username, password=password or f"{username}-password-1")
+    Project.objects.get_or_create(id=project, defaults={"name": project.capitalize()})
+    Membership.objects.create(user=user, project_id=project, role=role)
     return user
+
+
+def make_approver(username="owner", password="owner-password-1", project=DEFAULT_PROJECT):
+    """A person who may decide client actions: an approver of the project."""
+    return make_member(username, Role.APPROVER, project, password)
 
 
 def as_approver(username="owner"):
@@ -79,7 +84,7 @@ def as_approver(username="owner"):
 
 def csrf_token(client):
     """The CSRF cookie a page sets, as a browser would send it back."""
-    client.get(reverse("dashboard:sessions"))
+    client.get(reverse("dashboard:sessions", args=["default"]))
     return client.cookies["csrftoken"].value
 
 
@@ -92,4 +97,9 @@ def post(client, url, data, htmx=False):
 def confirm_batch(client, answer, htmx=True):
     """Press the decision button of the batch confirmation in ``answer``, as a browser would."""
     form = parse(answer).one("section.confirmation form")
-    return post(client, reverse("dashboard:decide_selected"), form.submitted(form.one("button[name=decision]")), htmx)
+    return post(
+        client,
+        reverse("dashboard:decide_selected", args=["default"]),
+        form.submitted(form.one("button[name=decision]")),
+        htmx,
+    )

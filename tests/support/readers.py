@@ -76,4 +76,4 @@ def decision_url(session_id, call_id):
     """The decision URL of the card that shows a client action (its own, or the card of the call it gates)."""
     action = client_actions.get(session_id, call_id)
     entry = TimelineEntry.objects.get(session_id=session_id, key=action.entry_key)
-    return reverse("dashboard:decide_entry", args=[session_id, entry.pk])
+    return reverse("dashboard:decide_entry", args=["default", session_id, entry.pk])

@@ -139,6 +139,7 @@ def number(value):
     return value
 
 
-@register.inclusion_tag("dashboard/fragments/inbox_count.html")
-def inbox_count(oob=False):
-    return {"waiting": client_actions.waiting_count(), "oob": oob}
+@register.inclusion_tag("dashboard/fragments/inbox_count.html", takes_context=True)
+def inbox_count(context, oob=False):
+    project = context["project"]
+    return {"waiting": client_actions.waiting_count(project.pk), "oob": oob, "project": project}

@@ -1,9 +1,11 @@
-from django.contrib.auth.models import Group, User
+from django.contrib.auth.models import User
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.history.demo_data import write_demo
+from historyhub.projects.keys import DEFAULT_PROJECT
+from historyhub.projects.models import Membership, Role
 
 DEMO_USERNAME = "demo"
 DEMO_PASSWORD = "demo-password"
@@ -19,8 +21,6 @@ class Command(BaseCommand):
     def handle(self, *args, quiet_credentials=False, **options):
         write_demo()
         with transaction.atomic():
-            # The migrations made the Approvers group (history 0003).
-            approvers = Group.objects.get(name="Approvers")
             # A superuser, so the demo login can explore the admin too.
             user, created = User.objects.get_or_create(
                 username=DEMO_USERNAME, defaults={"is_staff": True, "is_superuser": True}
@@ -28,7 +28,8 @@ class Command(BaseCommand):
             if created:
                 user.set_password(DEMO_PASSWORD)
                 user.save()
-            user.groups.add(approvers)
+            # A superuser is an admin of every project; the membership puts the demo project on its list too.
+            Membership.objects.update_or_create(user=user, project_id=DEFAULT_PROJECT, defaults={"role": Role.ADMIN})
             # The key is shown only when made, so each run replaces the last demo key.
             ApiKey.objects.filter(name=DEMO_KEY_NAME).delete()
             _, key = ApiKey.issue(DEMO_KEY_NAME, "write")

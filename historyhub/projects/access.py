@@ -1,0 +1,43 @@
+"""Who may do what in a project: a person's role there (superusers are admins of every project), in one place
+(docs/projects.md, "People and roles")."""
+
+from historyhub.projects.models import ROLE_GRANTS, Membership, Project, Role
+
+
+def role_of(user, project_id):
+    """The person's role in the project, or None when they are not a member."""
+    if not user.is_authenticated or not user.is_active:
+        return None
+    if user.is_superuser:
+        return Role.ADMIN
+    role = Membership.objects.filter(user=user, project_id=project_id).values_list("role", flat=True).first()
+    return Role(role) if role is not None else None
+
+
+def project_and_role(user, project_id):
+    """The project and the person's role there, in one query; (None, None) when they are not a member, or it
+    does not exist (a superuser's role holds even then, so they can be told it does not)."""
+    if not user.is_authenticated or not user.is_active:
+        return None, None
+    if user.is_superuser:
+        return Project.objects.filter(pk=project_id).first(), Role.ADMIN
+    membership = Membership.objects.filter(user=user, project_id=project_id).select_related("project").first()
+    if membership is None:
+        return None, None
+    return membership.project, Role(membership.role)
+
+
+def grants(role, needed):
+    return role is not None and needed in ROLE_GRANTS[role]
+
+
+def may(user, project_id, needed):
+    """Whether the person's role in the project allows what ``needed`` (a Role) allows."""
+    return grants(role_of(user, project_id), needed)
+
+
+def projects_of(user):
+    """The projects the person belongs to (every project, for a superuser), in order."""
+    if user.is_superuser:
+        return Project.objects.all()
+    return Project.objects.filter(memberships__user=user)

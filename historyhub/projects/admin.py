@@ -1,0 +1,67 @@
+"""Projects in the admin, for operators: each with its members (and their roles) and its groups.
+
+Changes go through historyhub.projects.administration where it has a rule (a group holds members of its
+project only); project admins do the same on their project's settings page.
+"""
+
+from django import forms
+from django.contrib import admin
+
+from historyhub.history import validation
+from historyhub.history.errors import InvalidInput
+from historyhub.projects.models import Group, Membership, Project
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 1
+    autocomplete_fields = ("user",)
+
+
+class ProjectForm(forms.ModelForm):
+    class Meta:
+        model = Project
+        fields = ("id", "name", "retention_days")
+
+    def clean_id(self):
+        try:
+            validation.project_id(self.cleaned_data["id"], "id")
+        except InvalidInput as error:
+            raise forms.ValidationError(error.message) from None
+        return self.cleaned_data["id"]
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    form = ProjectForm
+    list_display = ("id", "name", "retention_days", "created_at")
+    search_fields = ("id", "name")
+    inlines = (MembershipInline,)
+
+    def get_readonly_fields(self, request, obj=None):
+        # Session keys start with the project's id: it never changes once made.
+        return ("id", "created_at") if obj is not None else ("created_at",)
+
+
+class GroupForm(forms.ModelForm):
+    class Meta:
+        model = Group
+        fields = ("project", "name", "members")
+
+    def clean(self):
+        cleaned = super().clean()
+        project, people = cleaned.get("project"), cleaned.get("members")
+        if project is not None and people:
+            outside = people.exclude(memberships__project=project)
+            if outside.exists():
+                raise forms.ValidationError(f"{outside.first().username!r} is not a member of this project.")
+        return cleaned
+
+
+@admin.register(Group)
+class GroupAdmin(admin.ModelAdmin):
+    form = GroupForm
+    list_display = ("name", "project")
+    list_filter = ("project",)
+    search_fields = ("name",)
+    filter_horizontal = ("members",)

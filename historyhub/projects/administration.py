@@ -1,0 +1,139 @@
+"""Changing a project: its name and retention, its members, groups and API keys (docs/projects.md).
+
+The settings page, the admin and the API (with an admin key) all change a project through these functions,
+so each rule is checked in one place, and an audit of them has one place to look.
+"""
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from historyhub.apikeys.models import ApiKey, parse_scopes
+from historyhub.history import validation
+from historyhub.history.errors import InvalidInput, NotFound
+from historyhub.projects.models import Group, Membership, Project, Role
+
+UNCHANGED = object()
+MAX_RETENTION_DAYS = 100 * 365
+
+
+def create_project(project_id, name=None):
+    validation.project_id(project_id, "projectId")
+    name = validation.text(name or project_id, "name")
+    project, created = Project.objects.get_or_create(id=project_id, defaults={"name": name[:200]})
+    if not created:
+        raise InvalidInput(f"A project {project_id!r} exists already.")
+    return project
+
+
+def update_project(project, *, name=UNCHANGED, retention_days=UNCHANGED):
+    """Change the fields given; the others stay."""
+    changed = []
+    if name is not UNCHANGED:
+        if not isinstance(name, str) or not name.strip() or len(name) > 200:
+            raise InvalidInput("name must be a string of 1-200 characters.")
+        project.name = validation.text(name.strip(), "name")
+        changed.append("name")
+    if retention_days is not UNCHANGED:
+        valid = retention_days is None or (
+            isinstance(retention_days, int) and not isinstance(retention_days, bool) and retention_days >= 1
+        )
+        if not valid or (retention_days is not None and retention_days > MAX_RETENTION_DAYS):
+            raise InvalidInput(f"retentionDays must be a whole number of days from 1 to {MAX_RETENTION_DAYS}, or null.")
+        project.retention_days = retention_days
+        changed.append("retention_days")
+    if changed:
+        project.save(update_fields=changed)
+    return project
+
+
+# People ---------------------------------------------------------------------------------
+
+
+def person(username):
+    user = get_user_model().objects.filter(username=username, is_active=True).first()
+    if user is None:
+        raise InvalidInput(f"There is no person with the username {username!r}.")
+    return user
+
+
+def set_member(project, username, role):
+    """Make the person a member with ``role``, or change their role."""
+    role = validation.choice(role, Role.values, "role")
+    membership, _ = Membership.objects.update_or_create(project=project, user=person(username), defaults={"role": role})
+    return membership
+
+
+def remove_member(project, username):
+    """The person leaves the project and its groups."""
+    user = person(username)
+    with transaction.atomic():
+        if not Membership.objects.filter(project=project, user=user).delete()[0]:
+            raise NotFound(f"{username!r} is not a member of this project.")
+        for group in Group.objects.filter(project=project, members=user):
+            group.members.remove(user)
+
+
+def members(project):
+    return Membership.objects.filter(project=project).select_related("user").order_by("user__username")
+
+
+# Groups ---------------------------------------------------------------------------------
+
+
+def group_name(name):
+    validation.identifier(name, "name")
+    if name != name.strip() or "/" in name:
+        raise InvalidInput("A group's name has no leading or trailing spaces and no '/'.")
+    return name
+
+
+def put_group(project, name, usernames):
+    """Create the group or replace its members; every username must be a member of the project."""
+    group_name(name)
+    if not isinstance(usernames, list) or not all(isinstance(username, str) for username in usernames):
+        raise InvalidInput("members must be an array of usernames.")
+    wanted = set(usernames)
+    people = list(
+        get_user_model().objects.filter(username__in=wanted, memberships__project=project, is_active=True).distinct()
+    )
+    unknown = sorted(wanted - {user.username for user in people})
+    if unknown:
+        raise InvalidInput(f"{unknown[0]!r} is not a member of this project.")
+    with transaction.atomic():
+        group, _ = Group.objects.get_or_create(project=project, name=name)
+        group.members.set(people)
+    return group
+
+
+def delete_group(project, name):
+    if not Group.objects.filter(project=project, name=name).delete()[0]:
+        raise NotFound(f"There is no group {name!r} in this project.")
+
+
+def groups(project):
+    return Group.objects.filter(project=project).prefetch_related("members").order_by("name")
+
+
+# Keys -----------------------------------------------------------------------------------
+
+
+def issue_key(project, name, scopes):
+    """A new key of the project; returns (api_key, the key in clear, shown once)."""
+    name = validation.identifier(name.strip() if isinstance(name, str) else name, "name")
+    try:
+        scopes = parse_scopes(scopes if isinstance(scopes, str) else ",".join(scopes))
+    except ValueError as error:
+        raise InvalidInput(str(error)) from None
+    return ApiKey.issue(name, scopes, project=project)
+
+
+def revoke_key(project, key_pk):
+    api_key = ApiKey.objects.filter(project=project, pk=key_pk, revoked_at__isnull=True).first()
+    if api_key is None:
+        raise NotFound("There is no such active key in this project.")
+    api_key.revoke()
+    return api_key
+
+
+def api_keys(project):
+    return ApiKey.objects.filter(project=project).order_by("revoked_at", "-created_at")
