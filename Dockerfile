@@ -7,10 +7,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     DATA_DIR=/data
 
 RUN python -m venv /opt/venv
+WORKDIR /app
+# requirements.txt installs the Python client package from ./clients/python (/mcp serves its tools).
 COPY requirements.txt /app/requirements.txt
+COPY clients/python /app/clients/python
 RUN pip install --no-cache-dir -r /app/requirements.txt
 
-WORKDIR /app
 COPY manage.py ./
 COPY bin ./bin
 COPY historyhub ./historyhub

@@ -9,15 +9,23 @@ JS := clients/js
 PY_CLIENT := clients/python
 PY_CLIENT_VENV := $(PY_CLIENT)/.venv
 
-.PHONY: run test test-js test-python-client check stress api-check venv node-modules demo bench bench-waits clean
+.PHONY: run test test-server test-js test-python-client check stress api-check venv serving-venv node-modules demo bench bench-waits clean
 
 venv: $(VENV)/.installed
 
-# The dev requirements install the Python client package too (editable: bench/ uses it).
-$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-bench.txt $(PY_CLIENT)/pyproject.toml
+# What serving needs, and nothing else: `make run` installs only this (the test and benchmark tools come
+# with `make test` / `make bench`).
+serving-venv: $(VENV)/.serving
+
+# The server installs the Python client package too (editable): /mcp serves its MCP tools.
+$(VENV)/.serving: requirements.txt $(PY_CLIENT)/pyproject.toml
 	@test -n "$(PYTHON)" || { echo "HistoryHub needs Python 3.11 or newer"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.installed: $(VENV)/.serving requirements-dev.txt requirements-bench.txt
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
 	touch $@
 
@@ -28,18 +36,22 @@ $(JS)/node_modules/.installed: $(JS)/package.json $(JS)/package-lock.json
 	cd $(JS) && npm ci --no-audit --no-fund
 	touch $@
 
-demo: venv
+demo: serving-venv
 	$(DEV_ENV) $(BIN)/python manage.py migrate --verbosity 0
 	$(DEV_ENV) $(BIN)/python manage.py seed_demo
 
-# The ASGI app under uvicorn, as production serves it, reloading on code changes.
+# The ASGI app under uvicorn, as production serves it, restarting when Python code changes (templates are
+# read anew on each request with DEBUG on, so they need no restart).
 run: demo
-	$(DEV_ENV) $(BIN)/uvicorn historyhub.asgi:application --host 127.0.0.1 --port 8000 --reload --reload-dir historyhub --reload-dir templates --reload-include '*.html' --lifespan off
+	$(DEV_ENV) $(BIN)/uvicorn historyhub.asgi:application --host 127.0.0.1 --port 8000 --reload --reload-dir historyhub --lifespan off
 
-test: venv
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+test: test-server
 	$(MAKE) --no-print-directory test-js
 	$(MAKE) --no-print-directory test-python-client
+
+# The server's own suite (tests/), browser tests included: the first part of `make test`.
+test-server: venv
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # The JavaScript client against a live server run by this venv's Python, on DATABASE_URL's database.
 test-js: venv node-modules
@@ -55,10 +67,10 @@ test-python-client: venv
 	@set -e; wheel=$$(ls $(PY_CLIENT)/dist/*.whl); \
 	installed="$$(sha256sum $$wheel $(PY_CLIENT)/requirements-test.txt)"; \
 	if [ "$$installed" != "$$(cat $(PY_CLIENT_VENV)/.installed 2>/dev/null)" ]; then \
-		echo "$(PY_CLIENT_VENV): a new virtualenv with $$wheel[agents]"; \
+		echo "$(PY_CLIENT_VENV): a new virtualenv with $$wheel[agents,mcp,langgraph]"; \
 		rm -rf $(PY_CLIENT_VENV); \
 		$(BIN)/python -m venv $(PY_CLIENT_VENV); \
-		$(PY_CLIENT_VENV)/bin/python -m pip install --quiet "$$wheel[agents]" -r $(PY_CLIENT)/requirements-test.txt; \
+		$(PY_CLIENT_VENV)/bin/python -m pip install --quiet "$$wheel[agents,mcp,langgraph]" -r $(PY_CLIENT)/requirements-test.txt; \
 		echo "$$installed" > $(PY_CLIENT_VENV)/.installed; \
 	fi
 	cd $(PY_CLIENT) && HISTORYHUB_SERVER_PYTHON=$(abspath $(BIN)/python) .venv/bin/python -m pytest
@@ -98,3 +110,9 @@ bench-dashboard: venv
 
 clean:
 	rm -rf $(VENV) data staticfiles test-artifacts $(JS)/node_modules $(PY_CLIENT_VENV) $(PY_CLIENT)/dist
+
+# Notifications on PostgreSQL with bin/start: open → webhook p50/p99, a burst to 3 channels, a SIGKILLed
+# worker mid-burst, the retry schedule (docs/notifications.md, "Measured"). BENCH_ARGS="--actions 100 --events 1000".
+.PHONY: bench-notify
+bench-notify: venv
+	$(BIN)/python bench/notify.py $(BENCH_ARGS)

@@ -15,17 +15,35 @@ so a request that should be refused still is:
   into a later path unencoded when it looks percent-encoded ("%C3%B6"), so the
   server rightly decodes it to another id and the check reports the action it
   created as missing.
+- A ``responseSchema`` keeps in ``required`` only names of its properties, and
+  drops a ``default`` that does not fit its property (the two rules of the
+  subset JSON Schema cannot state, docs/api.md "Client actions").
+
+And a serializer for the import's body (``application/x-ndjson``, lines of JSON),
+which schemathesis does not know: a generated string is sent as its UTF-8 bytes.
 """
 
+import json
 import re
 import uuid
 from datetime import UTC, datetime, timedelta
 
 import schemathesis
 
+from historyhub.approvals import response_schemas
+from historyhub.history.errors import InvalidInput
+
 KEY = "Idempotency-Key"
 VALID_KEY = re.compile(r"[ -~]{1,255}")
 LONGEST_WAIT = 0.5
+
+
+@schemathesis.serializer("application/x-ndjson")
+def json_lines(ctx, value):
+    if isinstance(value, bytes):
+        return value
+    text = value if isinstance(value, str) else json.dumps(value)
+    return text.encode("utf-8", "surrogatepass")
 
 
 @schemathesis.hook
@@ -45,6 +63,8 @@ def before_call(ctx, case, kwargs):
             body["callId"] = body["callId"].replace("%", "-")
         if isinstance(body.get("messages"), list):
             body["messages"] = _announced(body["messages"])
+        if isinstance(body.get("responseSchema"), dict):
+            _fitted(body["responseSchema"])
 
 
 def _number(value):
@@ -64,6 +84,21 @@ def _in_the_future(text):
     if moment.tzinfo is None or moment > datetime.now(UTC):
         return text
     return (datetime.now(UTC) + timedelta(days=1)).isoformat().replace("+00:00", "Z")
+
+
+def _fitted(schema):
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return
+    if isinstance(schema.get("required"), list):
+        schema["required"] = [name for name in schema["required"] if isinstance(name, str) and name in properties]
+    for name, prop in properties.items():
+        if not isinstance(prop, dict) or "default" not in prop or prop.get("type") not in response_schemas.TYPES:
+            continue
+        try:
+            response_schemas.check_value(name, prop, prop["default"])
+        except InvalidInput:
+            del prop["default"]
 
 
 def _announced(messages):

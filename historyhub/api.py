@@ -74,6 +74,9 @@ api = HistoryHubAPI(
 api.add_router("/v1", history_router)
 api.add_router("/v1", "historyhub.runs.api.router")
 api.add_router("/v1", "historyhub.projects.api.router")
+api.add_router("/v1", "historyhub.data.api.router")
+api.add_router("/v1", "historyhub.notifications.api.router")
+api.add_router("/v1", "historyhub.approvals.api.router")
 
 
 def error_response(request, code, message, status):

@@ -4,7 +4,8 @@ Before Django sees a request, on the worker's event loop:
 
 - ``/healthz`` (and ``/healthz/details``) are answered (historyhub.serving.health);
 - the request's body is received whole, within REQUEST_BODY_TIMEOUT and HISTORYHUB_MAX_BODY_BYTES
-  (historyhub.serving.bodies), so a slow body holds no thread.
+  (historyhub.serving.bodies), so a slow body holds no thread;
+- ``/mcp`` goes to the MCP tools over streamable HTTP (historyhub.serving.mcp).
 
 Then a request for one of the views that wait (a client action's ``?wait=``, the dashboard's live
 stream: the async views) goes to Django's ASGI handler and waits as a suspended coroutine, holding
@@ -27,7 +28,7 @@ waiting_views = get_asgi_application()
 
 from django.conf import settings  # noqa: E402  (settings are read once Django is set up)
 
-from historyhub.serving import bodies, health  # noqa: E402
+from historyhub.serving import bodies, health, mcp  # noqa: E402
 
 threaded = WSGIMiddleware(get_wsgi_application(), workers=settings.REQUEST_THREADS)
 
@@ -50,6 +51,9 @@ async def application(scope, receive, send):
         return
     request = await bodies.received(scope, receive, send)
     if request is None:
+        return
+    if request.scope["path"] == mcp.PATH:
+        await mcp.answer(request.scope, request.receive, send)
         return
     handler = waiting_views if waits(request.scope) else threaded
     await handler(request.scope, request.receive, send)

@@ -78,6 +78,8 @@ INSTALLED_APPS = [
     "axes",
     "historyhub.runs",
     "historyhub.approvals",
+    "historyhub.data",
+    "historyhub.notifications",
 ]
 
 MIDDLEWARE = [
@@ -113,6 +115,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "historyhub.dashboard.context.navigation",
+                "historyhub.dashboard.context.theme",
             ],
         },
     },
@@ -273,12 +276,16 @@ HISTORYHUB_MAX_BODY_BYTES = envint("HISTORYHUB_MAX_BODY_BYTES", 10 * 1024 * 1024
 HISTORYHUB_MAX_HEADER_BYTES = envint("HISTORYHUB_MAX_HEADER_BYTES", 64 * 1024, minimum=1024)
 HISTORYHUB_MAX_ITEMS_PER_REQUEST = envint("HISTORYHUB_MAX_ITEMS_PER_REQUEST", 1000)
 HISTORYHUB_MAX_ITEM_BYTES = envint("HISTORYHUB_MAX_ITEM_BYTES", 1024 * 1024)
+# Seconds between the progress notifications of an /mcp tool that waits for a person (docs/clients.md, "MCP").
+HISTORYHUB_MCP_PROGRESS_SECONDS = envint("HISTORYHUB_MCP_PROGRESS_SECONDS", 15, minimum=1)
 # A client action's arguments, description, comment, response and response schema, each, serialised.
 HISTORYHUB_MAX_ACTION_FIELD_BYTES = envint("HISTORYHUB_MAX_ACTION_FIELD_BYTES", 1024 * 1024)
 # How deep a JSON value may nest; deeper ones are refused when they come in (historyhub.history.jsonvalues).
 HISTORYHUB_MAX_JSON_DEPTH = envint("HISTORYHUB_MAX_JSON_DEPTH", 100)
 # Idempotency-Key records are kept at least this long, then pruned (docs/idempotency.md).
 HISTORYHUB_IDEMPOTENCY_TTL_HOURS = envint("HISTORYHUB_IDEMPOTENCY_TTL_HOURS", 24)
+# Audit rows older than this are pruned by the sweep (docs/data.md).
+HISTORYHUB_AUDIT_RETENTION_DAYS = envint("HISTORYHUB_AUDIT_RETENTION_DAYS", 365, minimum=1)
 # What one API key or one person may hold open at once in one server process: waits (?wait=) and the
 # dashboard's live streams; beyond it 429 (docs/live-updates.md, "Caps").
 HISTORYHUB_MAX_WAITS_PER_KEY = envint("HISTORYHUB_MAX_WAITS_PER_KEY", 200, minimum=1)
@@ -311,6 +318,41 @@ CACHES = {
     if CACHE_URL
     else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
 }
+
+# Notifications (docs/notifications.md) ---------------------------------------
+
+# The dashboard's address as people reach it: links in webhooks, email and Slack messages start with it.
+HISTORYHUB_PUBLIC_URL = os.environ.get("HISTORYHUB_PUBLIC_URL", "http://localhost:8000").rstrip("/")
+if not re.fullmatch(r"https?://[^/\s]+(/[^\s]*)?", HISTORYHUB_PUBLIC_URL):
+    raise ImproperlyConfigured(f"HISTORYHUB_PUBLIC_URL must be an http(s) URL, not {HISTORYHUB_PUBLIC_URL!r}")
+# Seconds after a failed attempt before the next; one more attempt than delays, then the delivery failed.
+try:
+    WEBHOOK_RETRY_DELAYS = [
+        int(part) for part in envlist("WEBHOOK_RETRY_DELAYS", ["5", "300", "1800", "7200", "18000", "36000", "36000"])
+    ]
+except ValueError:
+    raise ImproperlyConfigured("WEBHOOK_RETRY_DELAYS holds whole seconds, comma separated") from None
+if any(delay < 0 for delay in WEBHOOK_RETRY_DELAYS):
+    raise ImproperlyConfigured("WEBHOOK_RETRY_DELAYS holds seconds of 0 or more")
+WEBHOOK_TIMEOUT_SECONDS = envint("WEBHOOK_TIMEOUT_SECONDS", 15, minimum=1)
+# Loopback, private and link-local destinations are refused unless this is True (tests, closed networks).
+WEBHOOKS_ALLOW_PRIVATE_NETWORKS = envbool("WEBHOOKS_ALLOW_PRIVATE_NETWORKS", False)
+# How long a worker holds the rows it claimed; a killed worker's rows are sent again after it.
+NOTIFICATIONS_LEASE_SECONDS = envint("NOTIFICATIONS_LEASE_SECONDS", 60, minimum=1)
+# Deliveries one worker sends at once (threads, each with its own database connection).
+NOTIFICATIONS_SEND_THREADS = envint("NOTIFICATIONS_SEND_THREADS", 8, minimum=1)
+# Slack's Web API; tests point it at a local stand-in.
+SLACK_API_URL = os.environ.get("SLACK_API_URL", "https://slack.com/api/")
+# Email through Django's SMTP backend, set up from the environment.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = envint("EMAIL_PORT", 25, minimum=1)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = envint("EMAIL_TIMEOUT", 15, minimum=1)
+# People who prefer a digest get one mail once the oldest event in it is this old.
+EMAIL_DIGEST_SECONDS = envint("EMAIL_DIGEST_SECONDS", 3600)
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "HistoryHub <historyhub@localhost>")
 
 # Credentials never reach a log or an error page: Authorization headers and API
 # keys are redacted from every log line and from Django's error reports.

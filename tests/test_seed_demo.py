@@ -39,3 +39,31 @@ def test_the_demo_login_is_an_admin_of_the_default_project(db):
     call_command("seed_demo", quiet_credentials=True)
     assert access.role_of(User.objects.get(username="demo"), "default") == Role.ADMIN
     assert Membership.objects.filter(user__username="demo", project_id="default", role=Role.ADMIN).exists()
+
+
+def printed_key(capsys):
+    out = capsys.readouterr().out
+    return next(line.split()[-1] for line in out.splitlines() if "Demo API key:" in line)
+
+
+def test_in_development_the_demo_key_is_kept_across_runs(db, settings, tmp_path, capsys):
+    settings.DEBUG, settings.DATA_DIR = True, tmp_path
+    call_command("seed_demo")
+    first = printed_key(capsys)
+    call_command("seed_demo")
+    assert printed_key(capsys) == first
+    assert ApiKey.authenticate(first) is not None
+    assert (tmp_path / "demo-api-key").stat().st_mode & 0o777 == 0o600
+    # A key revoked in the meantime is replaced, not printed again.
+    ApiKey.objects.get(name__startswith="demo key").revoke()
+    call_command("seed_demo")
+    assert printed_key(capsys) != first
+
+
+def test_without_debug_the_demo_key_is_made_anew_and_kept_nowhere(db, settings, tmp_path, capsys):
+    settings.DEBUG, settings.DATA_DIR = False, tmp_path
+    call_command("seed_demo")
+    first = printed_key(capsys)
+    call_command("seed_demo")
+    assert printed_key(capsys) != first and ApiKey.authenticate(first) is None
+    assert not (tmp_path / "demo-api-key").exists()

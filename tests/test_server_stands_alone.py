@@ -1,5 +1,6 @@
-"""The server carries no Python client: that is the package in clients/python, which agents install and the
-server never imports (the production image does not have it; the dev virtualenv does, for bench/)."""
+"""The server carries no Python client: that is the package in clients/python, which agents install. The
+server imports it in one place only: /mcp serves the package's MCP tools, so the stdio command and the
+endpoint are one definition (historyhub/serving/mcp.py; requirements.txt and the image install the package)."""
 
 import ast
 from pathlib import Path
@@ -15,13 +16,13 @@ def imported_modules(path):
             yield node.module
 
 
-def test_no_module_of_the_server_imports_the_client_package():
+def test_only_the_mcp_endpoint_imports_the_client_package():
     importing = [
         str(path.relative_to(SERVER.parent))
         for path in sorted(SERVER.rglob("*.py"))
         if any(module.partition(".")[0] == "historyhub_client" for module in imported_modules(path))
     ]
-    assert importing == []
+    assert importing == ["historyhub/serving/mcp.py"]
 
 
 def test_the_server_has_no_copy_of_the_client():

@@ -2,7 +2,10 @@
 
 The API, the dashboard and the admin make a ``Decider`` for whoever asks and
 hand it to ``client_actions.decide``, which asks ``check`` here with the action
-locked; nothing else decides whether a decision is allowed.
+locked; the pages ask ``reason_not_to_decide`` to show or hide the buttons.
+Nothing else decides whether a decision is allowed. The action's policy is the
+one copied onto it when it opened (``ClientAction.policy``): a later edit of the
+project's policies changes nothing here.
 """
 
 from dataclasses import dataclass
@@ -10,10 +13,11 @@ from dataclasses import dataclass
 from historyhub.apikeys.models import Scope
 from historyhub.history.errors import Forbidden, SessionNotFound
 from historyhub.projects import access, keys
-from historyhub.projects.models import Role
+from historyhub.projects.models import Group, Role
 
 OPENER_MESSAGE = "The key that opened this action cannot decide it."
 ROLE_MESSAGE = "Deciding client actions needs the approver or admin role in this project; ask one of its admins."
+PEOPLE_ONLY_MESSAGE = "Only people may decide this action."
 
 
 @dataclass(frozen=True)
@@ -35,15 +39,33 @@ class Decider:
     def reason_not_to_decide(self, action):
         """Why this decider may not decide ``action``, or None when they may."""
         project = keys.project_of(action.session_id)
+        policy = action.policy
         if self.api_key is not None:
             if not self.api_key.allows(Scope.DECIDE):
                 return "Deciding client actions needs an API key with the decide scope."
             if action.opened_by_key_id == self.api_key.pk:
                 return OPENER_MESSAGE
+            if policy is not None and policy["peopleOnly"]:
+                return PEOPLE_ONLY_MESSAGE
             return None
         if not access.may(self.user, project, Role.APPROVER):
             return ROLE_MESSAGE
+        groups = deciding_groups(action)
+        if groups and not Group.objects.filter(project=project, name__in=groups, members=self.user).exists():
+            return f'The policy "{policy["name"]}" lets only members of {", ".join(groups)} decide this action.'
         return None
+
+
+def deciding_groups(action):
+    """The groups whose members may decide the action, or () when every approver may: its policy's approver
+    groups, and once the sweep escalated it, the groups it escalates to."""
+    policy = action.policy
+    if policy is None or not policy["approverGroups"]:
+        return ()
+    groups = list(policy["approverGroups"])
+    if action.escalated_at is not None:
+        groups += [group for group in policy["escalateTo"] if group not in groups]
+    return tuple(groups)
 
 
 def check(decider, action):

@@ -4,6 +4,8 @@ import json
 
 from django import forms
 
+from historyhub.approvals.decisions import BUTTONS, WITHOUT_ANSWER, Decision
+from historyhub.dashboard import answer_form
 from historyhub.history import jsonvalues, validation
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import RunStatus, SessionStatus
@@ -81,10 +83,12 @@ def reject_constant(name):
 class DecisionField(forms.ChoiceField):
     """The decision a button names. Never defaulted: a form sent any other way (Enter in a field) decides nothing."""
 
-    def __init__(self):
+    def __init__(self, decisions=BUTTONS):
+        labels = [decision.label for decision in decisions]
+        press = ", ".join(labels[:-1]) + f" or {labels[-1]}"
         super().__init__(
-            choices=[("approve", "Approve"), ("reject", "Reject")],
-            error_messages={"required": "Nothing was decided: press Approve or Reject to decide."},
+            choices=[(decision.value, decision.label) for decision in decisions],
+            error_messages={"required": f"Nothing was decided: press {press} to decide."},
         )
 
 
@@ -98,18 +102,32 @@ class CommentField(forms.CharField):
 
 
 class DecisionForm(forms.Form):
-    """Approve or reject one client action; on approve, the arguments may be edited as a JSON object."""
+    """Decide one client action: on approve, the arguments may be edited as a JSON object; on respond, the
+    answer form of its responseSchema (``answer_form``) carries the answer."""
 
     decision = DecisionField()
     comment = CommentField(required=False)
     arguments = forms.CharField(required=False, strip=False, widget=forms.Textarea)
 
+    def __init__(self, *args, buttons=BUTTONS, response_schema=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Only the buttons the card shows decide, and a form sent without one says which they are.
+        self.fields["decision"] = DecisionField(buttons)
+        self.response_schema = response_schema
+        self.fields.update(answer_form.form_fields(response_schema))
+
+    def answer_fields(self):
+        return [self[name] for name in answer_form.form_fields(self.response_schema)]
+
     def clean(self):
         data = super().clean()
         text = data.get("arguments", "")
         data["arguments"] = None
-        if data.get("decision") == "approve" and text.strip():
+        data["response"] = None
+        if data.get("decision") == Decision.APPROVE and text.strip():
             data["arguments"] = self.parse_arguments(text)
+        if data.get("decision") == Decision.RESPOND:
+            data["response"] = answer_form.answer(self, self.response_schema)
         return data
 
     def parse_arguments(self, text):
@@ -165,7 +183,7 @@ class SelectedDecisionForm(forms.Form):
 
     selected = ActionKeysField(required=False)
     all_waiting = forms.BooleanField(required=False)
-    decision = DecisionField()
+    decision = DecisionField(WITHOUT_ANSWER)
     comment = CommentField(required=False)
     page = forms.IntegerField(required=False, min_value=1)
     confirmed = forms.BooleanField(required=False)

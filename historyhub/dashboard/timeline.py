@@ -13,7 +13,10 @@ from django.db.models import Max
 from django.urls import reverse
 from django.utils import timezone
 
+from historyhub.approvals import deciders, votes
+from historyhub.approvals.decisions import Decision, buttons_for
 from historyhub.dashboard import hidden_characters, json_preview
+from historyhub.dashboard.forms import DecisionForm
 from historyhub.history import client_action_cards, history_pages, jsonvalues, validation
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import ClientAction, TimelineEntry
@@ -29,6 +32,8 @@ KNOWN_STATUSES = {
     "failed",
     "approved",
     "rejected",
+    "answered",
+    "dismissed",
     "expired",
 }
 
@@ -159,7 +164,8 @@ def cards(session, entries):
     actions = {}
     if keys:
         actions = {
-            action.entry_key: action for action in ClientAction.objects.filter(session=session, entry_key__in=keys)
+            action.entry_key: action
+            for action in ClientAction.objects.prefetch_related("votes").filter(session=session, entry_key__in=keys)
         }
     return [card(entry, item, actions.get(entry.key), now) for entry, item in items]
 
@@ -214,11 +220,47 @@ def client_action_view(item, action, now):
     }
     if action is not None:
         view.update(action_view(action))
+        view.update(choices_view(action))
         if action.approved_arguments_json is not None:
             view["edited"] = action.arguments_json != action.approved_arguments_json and not jsonvalues.equal(
                 action.arguments, action.approved_arguments
             )
     return view
+
+
+def choices_view(action):
+    """The buttons an action allows, whether its arguments may be edited, and its answer form, if it may be
+    answered (an unbound form: a refused answer shows the bound one instead, errors beside the fields)."""
+    allowed = action.allowed
+    return {
+        "buttons": buttons_for(allowed),
+        "may_edit": Decision.EDIT in allowed,
+        "may_respond": Decision.RESPOND in allowed,
+        "answer_form": DecisionForm(response_schema=action.response_schema) if Decision.RESPOND in allowed else None,
+        "response": action.response,
+        **votes_view(action),
+    }
+
+
+def votes_view(action):
+    """What a card says of the votes so far ("1 of 2 approvals: ada, 14:02") and who may still decide."""
+    policy = action.policy
+    approvals = [vote for vote in action.votes.all() if vote.decision == Decision.APPROVE]
+    required = votes.required(action)
+    groups = deciders.deciding_groups(action)
+    return {
+        "policy": policy,
+        "approvals_summary": (
+            f"{len(approvals)} of {required} approvals: "
+            + "; ".join(f"{vote.by}, {vote.at:%H:%M}" for vote in approvals)
+            if required > 1 and approvals
+            else (f"0 of {required} approvals" if required > 1 else "")
+        ),
+        "may_still_decide": (
+            f"Members of {', '.join(groups)} may decide" if groups else "Any approver of the project may decide"
+        )
+        + (" (people only, no API keys)." if policy and policy["peopleOnly"] else "."),
+    }
 
 
 def action_view(action):

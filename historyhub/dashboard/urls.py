@@ -1,6 +1,7 @@
 from django.urls import include, path
 
-from historyhub.dashboard import views
+from historyhub.dashboard import data_views, views
+from historyhub.notifications import views as notification_views
 
 app_name = "dashboard"
 
@@ -21,6 +22,9 @@ project_pages = [
     path("approvals/decisions/", views.decide_selected, name="decide_selected"),
     path("approvals/count/", views.inbox_count, name="inbox_count"),
     path("settings/", views.project_settings, name="settings"),
+    path("settings/erasure/", data_views.erasure_page, name="erasure"),
+    path("settings/audit/", data_views.audit_log, name="audit"),
+    path("settings/channels/", notification_views.channel_settings, name="channels"),
     path("live/", views.live_updates, name="live"),
 ]
 

@@ -24,6 +24,7 @@ from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retar
 
 from historyhub import live
 from historyhub.approvals.deciders import ROLE_MESSAGE, Decider
+from historyhub.approvals.decisions import DONE, WITHOUT_ANSWER, Decision, buttons_for
 from historyhub.dashboard import batch, destructive, json_preview, media, settings_forms, stream, timeline
 from historyhub.dashboard.forms import (
     CursorQuery,
@@ -235,7 +236,7 @@ def decide_entry(request, session_id, entry_id):
     action = ClientAction.objects.filter(session=session, entry_key=entry.key).first() if entry else None
     if action is None:
         raise Http404("No such client action card.")
-    form = DecisionForm(request.POST)
+    form = DecisionForm(request.POST, buttons=buttons_for(action.allowed), response_schema=action.response_schema)
     status = 200
     if form.is_valid():
         try:
@@ -245,6 +246,7 @@ def decide_entry(request, session_id, entry_id):
                 decision=form.cleaned_data["decision"],
                 comment=form.cleaned_data["comment"],
                 arguments=form.cleaned_data["arguments"],
+                response=form.cleaned_data["response"],
                 decider=Decider.person(request.user),
             )
         except Forbidden as refused:
@@ -270,6 +272,8 @@ def decide_entry(request, session_id, entry_id):
     if status != 200:
         # The card shows the errors beside what the person typed, so nothing is lost.
         card["form"] = form
+        if card.get("may_respond"):
+            card["answer_form"] = form
     return render(
         request, "dashboard/fragments/decision_result.html", {"session": session, "card": card}, status=status
     )
@@ -332,7 +336,11 @@ def approval_row(action):
     return {
         "action": action,
         "destructive": destructive.reasons(action.name, action.arguments_json),
+        # Answering needs the answer form of the session's card; the list decides what needs nothing typed.
+        "buttons": [decision for decision in buttons_for(action.allowed) if decision in WITHOUT_ANSWER],
+        "may_respond": Decision.RESPOND in action.allowed,
         **timeline.action_view(action),
+        **timeline.votes_view(action),
     }
 
 
@@ -385,8 +393,9 @@ def decide_selected(request):
         status = error.status
         messages.error(request, f"{error.message} Nothing was decided.")
     else:
-        verb = "Approved" if data["decision"] == "approve" else "Rejected"
-        messages.success(request, f"{verb} {len(selected)} action{'s' if len(selected) != 1 else ''}.")
+        messages.success(
+            request, f"{DONE[data['decision']]} {len(selected)} action{'s' if len(selected) != 1 else ''}."
+        )
     return decided(request, form, status)
 
 
@@ -487,7 +496,7 @@ def project_settings(request):
         form = form_class(request.POST)
         if form.is_valid():
             try:
-                issued = change_settings(project, action, form.cleaned_data)
+                issued = change_settings(project, action, form.cleaned_data, request.user.get_username())
             except DomainError as error:
                 form.add_error(None, error.message)
         if form.errors:
@@ -524,21 +533,21 @@ SETTINGS_DONE = {
 }
 
 
-def change_settings(project, action, data):
-    """Carry out one settings form; returns the key in clear for a new key (None otherwise)."""
+def change_settings(project, action, data, actor):
+    """Carry out one settings form as ``actor``; returns the key in clear for a new key (None otherwise)."""
     if action == "project":
-        administration.update_project(project, name=data["name"], retention_days=data["retention_days"])
+        administration.update_project(project, actor=actor, name=data["name"], retention_days=data["retention_days"])
     elif action == "member":
-        administration.set_member(project, data["username"], data["role"])
+        administration.set_member(project, data["username"], data["role"], actor=actor)
     elif action == "remove_member":
-        administration.remove_member(project, data["username"])
+        administration.remove_member(project, data["username"], actor=actor)
     elif action == "group":
-        administration.put_group(project, data["name"], data["members"])
+        administration.put_group(project, data["name"], data["members"], actor=actor)
     elif action == "delete_group":
-        administration.delete_group(project, data["name"])
+        administration.delete_group(project, data["name"], actor=actor)
     elif action == "key":
-        api_key, key = administration.issue_key(project, data["name"], data["scopes"])
+        api_key, key = administration.issue_key(project, data["name"], data["scopes"], actor=actor)
         return {"api_key": api_key, "key": key}
     else:
-        administration.revoke_key(project, data["key"])
+        administration.revoke_key(project, data["key"], actor=actor)
     return None

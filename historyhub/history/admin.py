@@ -13,7 +13,9 @@ from django.urls import reverse
 from django.utils.html import format_html
 
 from historyhub.approvals.deciders import Decider
-from historyhub.history import client_actions, jsonvalues, sessions, validation
+from historyhub.approvals.decisions import DONE, WITHOUT_ANSWER
+from historyhub.dashboard import batch
+from historyhub.history import jsonvalues, sessions, validation
 from historyhub.history.errors import DomainError, InvalidInput
 from historyhub.history.models import ClientAction, ClientActionStatus, Item, Operation, Session, TimelineEntry
 
@@ -193,11 +195,11 @@ class SessionAdmin(admin.ModelAdmin):
         return [str(session) for session in objs], counts, set(), []
 
     def delete_model(self, request, obj):
-        sessions.delete(obj.id)
+        sessions.delete(obj.id, actor=request.user.get_username())
 
     def delete_queryset(self, request, queryset):
         for session_id in queryset.values_list("id", flat=True):
-            sessions.delete(session_id)
+            sessions.delete(session_id, actor=request.user.get_username())
 
 
 # The log and the timeline ----------------------------------------------------------
@@ -264,7 +266,6 @@ class ClientActionAdmin(ReadOnlyAdmin):
         Case(When(status=ClientActionStatus.WAITING, then=Value(0)), default=Value(1), output_field=IntegerField()),
         "created_at",
     )
-    actions = ("approve", "reject")
     fields = (
         "session_link",
         "call_id",
@@ -279,10 +280,39 @@ class ClientActionAdmin(ReadOnlyAdmin):
         "comment",
         "requested_arguments",
         "approved_arguments",
+        "allowed_responses",
+        "response_schema",
+        "response",
         "output",
         "is_error",
     )
     readonly_fields = fields
+
+    def get_actions(self, request):
+        # One admin action for each decision that needs nothing typed; the vocabulary says which.
+        found = super().get_actions(request)
+        if self.has_decide_permission(request):
+            for decision in WITHOUT_ANSWER:
+                found[decision.value] = (
+                    self.decision_action(decision),
+                    decision.value,
+                    f"{decision.label} the selected client actions",
+                )
+        return found
+
+    def decision_action(self, decision):
+        def act(modeladmin, request, queryset):
+            modeladmin.decide(request, queryset, decision)
+
+        return act
+
+    @admin.display(description="Response schema")
+    def response_schema(self, action):
+        return pretty(action.response_schema_json)
+
+    @admin.display(description="Response")
+    def response(self, action):
+        return pretty(action.response_json)
 
     @admin.display(description="Session")
     def session_link(self, action):
@@ -304,27 +334,19 @@ class ClientActionAdmin(ReadOnlyAdmin):
         # The domain asks the deciders' rule for each action (historyhub.approvals.deciders).
         return operators_only(request)
 
-    @admin.action(description="Approve the selected client actions", permissions=["decide"])
-    def approve(self, request, queryset):
-        self.decide(request, queryset, "approve")
-
-    @admin.action(description="Reject the selected client actions", permissions=["decide"])
-    def reject(self, request, queryset):
-        self.decide(request, queryset, "reject")
-
     def decide(self, request, queryset, decision):
-        decided = 0
-        for session_id, call_id in queryset.values_list("session_id", "call_id"):
-            try:
-                client_actions.decide(session_id, call_id, decision=decision, decider=Decider.person(request.user))
-                decided += 1
-            except DomainError as error:
-                self.message_user(request, error.message, messages.ERROR)
-        if decided:
-            verb = "Approved" if decision == "approve" else "Rejected"
-            self.message_user(
-                request, f"{verb} {decided} client action{'s' if decided != 1 else ''}.", messages.SUCCESS
-            )
+        """All of the selected actions or none, as on the dashboard's approvals page (dashboard.batch)."""
+        selected = list(queryset.values_list("session_id", "call_id"))
+        try:
+            batch.decide(selected, decision=decision, comment="", decider=Decider.person(request.user))
+        except DomainError as error:
+            self.message_user(request, f"{error.message} Nothing was decided.", messages.ERROR)
+            return
+        self.message_user(
+            request,
+            f"{DONE[decision]} {len(selected)} client action{'s' if len(selected) != 1 else ''}.",
+            messages.SUCCESS,
+        )
 
 
 # Operations ------------------------------------------------------------------------------

@@ -91,9 +91,14 @@ register_converter(AnyId, "anyid")
 # Large enough that a long history is not written an item at a time.
 STREAM_PIECE = 64 * 1024
 
-SessionId = Annotated[str, Path(alias="sessionId", pattern=SESSION_ID_PATTERN)]
-CallId = Annotated[str, Path(alias="callId", max_length=validation.MAX_ID_LENGTH, pattern=WITHOUT_NUL)]
-MessageId = Annotated[str, Path(alias="messageId", max_length=validation.MAX_ID_LENGTH, pattern=WITHOUT_NUL)]
+# The examples are the walk-through's ids (docs/api.md), so "Try it out" names what the body examples made.
+SessionId = Annotated[str, Path(alias="sessionId", example="support-42", pattern=SESSION_ID_PATTERN)]
+CallId = Annotated[
+    str, Path(alias="callId", example="call_refund", max_length=validation.MAX_ID_LENGTH, pattern=WITHOUT_NUL)
+]
+MessageId = Annotated[
+    str, Path(alias="messageId", example="msg_1", max_length=validation.MAX_ID_LENGTH, pattern=WITHOUT_NUL)
+]
 
 
 def errors(*statuses):
@@ -161,7 +166,7 @@ def update_session(request, key: SessionId, body: SessionPatch):
 @router.delete("/sessions/{sessionId}", response={204: None, **errors(403, 404)})
 def delete_session(request, key: SessionId):
     """Delete the session and everything it owns."""
-    sessions.delete(key)
+    sessions.delete(key, actor=resolved_by(request))
     return Status(204, None)
 
 
@@ -291,6 +296,8 @@ def open_client_action(request, key: SessionId, body: ClientActionIn):
         arguments=body.arguments,
         description=body.description,
         expires_at=body.expiresAt,
+        allowed_responses=body.allowedResponses,
+        response_schema=body.responseSchema,
         by_key=request.auth,
     )
     return Status(201 if created else 200, action)
@@ -341,14 +348,15 @@ async def get_client_action_ending_in_result(
     auth=ApiKeyAuth(Scope.DECIDE),
 )
 def decide_client_action(request, key: SessionId, call_id: CallId, body: DecisionIn):
-    """Approve (optionally with edited arguments) or reject the action: a key with the decide scope that did
-    not open it."""
+    """Approve (optionally with edited arguments), reject, respond (an answer in place of the tool) or dismiss the
+    action, as its allowedResponses permit: a key with the decide scope that did not open it."""
     action, _ = client_actions.decide(
         key,
         call_id,
         decision=body.decision,
         comment=body.comment,
         arguments=body.arguments,
+        response=body.response,
         decider=Decider.key(request.auth),
     )
     return action

@@ -13,6 +13,9 @@ CARD_STATUS = {
     Status.APPROVED: "completed",
     Status.COMPLETED: "completed",
     Status.REJECTED: "failed",
+    # An answer stands in for the tool's output; a dismissed action ends without one, as a rejected one does.
+    Status.ANSWERED: "completed",
+    Status.DISMISSED: "failed",
     Status.FAILED: "failed",
     Status.EXPIRED: "failed",
 }
@@ -23,6 +26,8 @@ SUMMARY = {
     Status.APPROVED: "completed.",
     Status.COMPLETED: "completed.",
     Status.REJECTED: "was rejected.",
+    Status.ANSWERED: "was answered.",
+    Status.DISMISSED: "was dismissed.",
     Status.FAILED: "failed.",
     Status.EXPIRED: "expired.",
 }
@@ -54,6 +59,7 @@ def approval_data(action):
         "decision": action.decision or None,
         "comment": action.comment or None,
         "approvedArguments": action.approved_arguments,
+        "response": action.response,
         "resolvedBy": action.resolved_by or None,
         "resolvedAt": base.format_time(action.resolved_at),
         "expiresAt": base.format_time(action.expires_at),

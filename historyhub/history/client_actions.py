@@ -14,22 +14,25 @@ expired (``ClientAction.status_at``); the periodic sweep (``sweep_expired``)
 writes it down.
 """
 
+from datetime import timedelta
 from typing import NamedTuple
 
 from django.db.models import Q
 from django.utils import timezone
 
-from historyhub.approvals import deciders
+from historyhub.approvals import deciders, policies, response_schemas, votes
+from historyhub.approvals.decisions import DEFAULT_ALLOWED, OUTCOME, SENT, Decision, kind_of, not_allowed_message
+from historyhub.data import audit
 from historyhub.history import client_action_cards as cards
 from historyhub.history import jsonvalues, validation
 from historyhub.history.dialects import base
 from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
 from historyhub.history.models import ClientAction, ClientActionStatus, RunStatus, Session, TimelineEntry
 from historyhub.history.writes import writing
+from historyhub.notifications import Event, announce, announce_resolved
 from historyhub.projects import keys
 
 Status = ClientActionStatus
-DECISIONS = ("approve", "reject")
 
 
 class Opened(NamedTuple):
@@ -45,9 +48,25 @@ class Resolved(NamedTuple):
 # Opening ----------------------------------------------------------------------------
 
 
-def open_action(key, *, call_id, name, arguments, description="", expires_at=None, by_key=None):
+def open_action(
+    key,
+    *,
+    call_id,
+    name,
+    arguments,
+    description="",
+    expires_at=None,
+    allowed_responses=None,
+    response_schema=None,
+    by_key=None,
+):
     """Open a waiting client action. A repeat with equal content is not an error; different content is."""
     validation.identifier(call_id, "callId")
+    allowed = _allowed_responses(allowed_responses)
+    if response_schema is not None:
+        validation.json_value(response_schema, "responseSchema")
+        validation.within_action_limit(response_schema, "responseSchema")
+        response_schemas.check_schema(response_schema)
     validation.identifier(name, "name")
     if not isinstance(arguments, dict):
         raise InvalidInput("arguments must be an object.")
@@ -67,6 +86,8 @@ def open_action(key, *, call_id, name, arguments, description="", expires_at=Non
                 and jsonvalues.equal(existing.arguments, arguments)
                 and existing.description == description
                 and existing.expires_at == expires_at
+                and existing.allowed == allowed
+                and jsonvalues.equal(existing.response_schema, response_schema)
             )
             if not same:
                 raise ActionResultConflict(f"Client action {call_id!r} already exists with different content.")
@@ -83,10 +104,34 @@ def open_action(key, *, call_id, name, arguments, description="", expires_at=Non
             expires_at=expires_at,
             created_at=write.now,
             order=write.take_position(),
+            allowed=allowed,
+            response_schema=response_schema,
         )
 
 
-def open_in(write, *, call_id, name, arguments, description, created_at, order, expires_at=None, logged=None):
+def _allowed_responses(names):
+    """The decisions an action allows, in the vocabulary's order; None is the default."""
+    if names is None:
+        return tuple(DEFAULT_ALLOWED)
+    if not isinstance(names, list) or not names or any(name not in Decision.values for name in names):
+        raise InvalidInput(f"allowedResponses must be a non-empty list drawn from {', '.join(Decision.values)}.")
+    return tuple(decision.value for decision in Decision if decision in names)
+
+
+def open_in(
+    write,
+    *,
+    call_id,
+    name,
+    arguments,
+    description,
+    created_at,
+    order,
+    expires_at=None,
+    logged=None,
+    allowed=DEFAULT_ALLOWED,
+    response_schema=None,
+):
     """Open an action inside a write: the record, its card, and the session waiting for it.
 
     ``logged`` is the log item that opens it, if any (its pop deletes the action again).
@@ -110,13 +155,28 @@ def open_in(write, *, call_id, name, arguments, description, created_at, order, 
         source_position=logged.position if logged is not None else None,
         opened_by_key=write.by_key,
         order=order,
+        allowed_responses=",".join(allowed),
+        response_schema_json=jsonvalues.dumps(response_schema) if response_schema is not None else None,
     )
+    _govern(action, session, created_at)
     action.entry_key = _add_card(write, action, created_at, order, logged)
     action.save(force_insert=True)
+    announce(Event.OPENED, action)
     session.waiting_count += 1
     write.client_actions_changed()
     write.set_run_status(RunStatus.WAITING_FOR_CLIENT_ACTION)
     return Opened(action, True)
+
+
+def _govern(action, session, created_at):
+    """The policy that governs an action opening now, copied onto it (a later edit does not change it), and when
+    the sweep escalates it."""
+    policy = policies.governing(session.project_id, session.agent, action.name, action.arguments)
+    if policy is None:
+        return
+    action.policy_json = jsonvalues.dumps(policy)
+    if policy["escalateAfterSeconds"] is not None:
+        action.escalate_at = created_at + timedelta(seconds=policy["escalateAfterSeconds"])
 
 
 def _add_card(write, action, created_at, order, logged):
@@ -188,7 +248,8 @@ def show_again(write, actions):
 
 
 def get(key, call_id):
-    action = ClientAction.objects.filter(session_id=key, call_id=call_id).first()
+    # The votes come along: the answer shows them, and async readers serialise it without the database.
+    action = ClientAction.objects.prefetch_related("votes").filter(session_id=key, call_id=call_id).first()
     if action is None:
         if not Session.objects.filter(pk=key).exists():
             raise SessionNotFound(key)
@@ -200,7 +261,7 @@ def listing(project, status=None, agent=None, session_id=None, now=None):
     """Client actions across the sessions of ``project`` (its id), oldest first; ``status`` as readers see it at
     ``now``; ``session_id`` as the project knows it."""
     now = now or timezone.now()
-    actions = ClientAction.objects.select_related("session").filter(session__project=project)
+    actions = ClientAction.objects.select_related("session").prefetch_related("votes").filter(session__project=project)
     if status:
         actions = actions.filter(with_status(validation.choice(status, Status.values, "status"), now))
     if agent:
@@ -239,23 +300,43 @@ def supply_result(key, call_id, *, output, is_error=False, resolved_by):
     return resolve(key, call_id, resolved_by, status=status, output_json=jsonvalues.dumps(output), is_error=is_error)
 
 
-def decide(key, call_id, *, decision, comment="", arguments=None, decider):
+def decide(key, call_id, *, decision, comment="", arguments=None, response=None, decider):
     """A person's or a key's decision; ``decider`` (approvals.deciders) must be allowed to make it."""
-    validation.choice(decision, DECISIONS, "decision")
+    validation.choice(decision, SENT, "decision")
     comment = comment or ""
     if not isinstance(comment, str):
         raise InvalidInput("comment must be a string.")
     validation.within_action_limit(validation.text(comment, "comment"), "comment")
     if arguments is not None:
+        if decision != Decision.APPROVE:
+            raise InvalidInput("arguments are only sent with approve.")
         if not isinstance(arguments, dict):
             raise InvalidInput("arguments must be an object.")
         validation.json_value(arguments, "arguments")
         validation.within_action_limit(arguments, "arguments")
-    if decision == "reject":
-        outcome = {"status": Status.REJECTED, "decision": decision, "comment": comment}
-    else:
-        outcome = {"status": Status.APPROVED, "decision": decision, "comment": comment, "approved_arguments": arguments}
+    if decision == Decision.RESPOND:
+        if response is None:
+            raise InvalidInput("response is required with respond.")
+        validation.json_value(response, "response")
+        validation.within_action_limit(response, "response")
+    elif response is not None:
+        raise InvalidInput("response is only sent with respond.")
+    outcome = {"status": OUTCOME[decision], "decision": decision, "comment": comment}
+    if decision == Decision.APPROVE:
+        outcome["approved_arguments"] = arguments
+    if decision == Decision.RESPOND:
+        outcome["response_json"] = jsonvalues.dumps(response)
     return resolve(key, call_id, decider.name, decider=decider, **outcome)
+
+
+def check_response(action, outcome):
+    """Raise ``InvalidInput`` unless the action allows this kind of decision, with an answer that fits it."""
+    approved = outcome.get("approved_arguments")
+    kind = kind_of(outcome["decision"], approved, action.arguments)
+    if kind not in action.allowed:
+        raise InvalidInput(not_allowed_message(kind))
+    if kind == Decision.RESPOND:
+        response_schemas.check_answer(action.response_schema, jsonvalues.loads(outcome["response_json"]))
 
 
 def resolve(key, call_id, resolved_by, decider=None, **outcome):
@@ -269,6 +350,7 @@ def resolve(key, call_id, resolved_by, decider=None, **outcome):
             raise NotFound(f"Client action {call_id!r} was not found in session {keys.session_id_of(key)!r}.")
         if decider is not None:
             deciders.check(decider, action)
+            check_response(action, outcome)
         if "approved_arguments" in outcome:
             approved = outcome.pop("approved_arguments")
             outcome["approved_arguments_json"] = jsonvalues.dumps(
@@ -281,7 +363,20 @@ def resolve(key, call_id, resolved_by, decider=None, **outcome):
         elif expired or not action.is_waiting:
             write.discard()
         else:
+            cast = votes.cast(action, decider, outcome, write.now) if decider is not None else votes.Cast.FINAL
+            if cast == votes.Cast.REPEATED:
+                write.discard()
+                return Resolved(action, False)
+            if cast == votes.Cast.COUNTED:
+                # One approval of several: the action waits on, and its card says who voted.
+                write.client_actions_changed()
+                write.action_changed(action.call_id)
+                audit.vote_counted(action, decider, outcome)
+                announce(Event.VOTED, action)
+                return Resolved(action, True)
             resolve_in(write, action, resolved_by=resolved_by[:200], resolved_at=write.now, **outcome)
+            if decider is not None:
+                audit.decision_made(action, decider)
             return Resolved(action, True)
     if expired:
         raise ActionResultConflict(f"Client action {call_id!r} expired and can no longer be resolved.")
@@ -293,6 +388,7 @@ def resolve(key, call_id, resolved_by, decider=None, **outcome):
 def resolve_in(write, action, **fields):
     """Move a waiting action to its final state inside a write, and show it."""
     write.change_action(action, **fields)
+    announce_resolved(action)
     write.session.waiting_count -= 1
     card = write.timeline.get(action.entry_key) if action.entry_key else None
     if card is not None:

@@ -64,3 +64,7 @@ class ActionResultConflict(DomainError):
 
 class PayloadTooLarge(DomainError):
     code, status = "payload_too_large", 413
+
+
+class DecisionNotAllowed(DomainError):
+    code, status = "decision_not_allowed", 409

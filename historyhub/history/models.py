@@ -139,19 +139,6 @@ class Session(models.Model):
         return self.run_status
 
 
-def owned_by(session):
-    """Every row that belongs to ``session``, one queryset per table: what deleting it removes.
-
-    Read off the models (every foreign key to Session that cascades), so a table added later that belongs to
-    a session is never forgotten; each is deleted in one statement before the session row.
-    """
-    return [
-        relation.related_model._base_manager.filter(**{relation.field.name: session})
-        for relation in Session._meta.related_objects
-        if relation.on_delete is models.CASCADE
-    ]
-
-
 class Item(models.Model):
     """One entry of a session's item log, verbatim."""
 
@@ -248,6 +235,8 @@ class ClientActionStatus(models.TextChoices):
     WAITING = "waiting"
     APPROVED = "approved"
     REJECTED = "rejected"
+    ANSWERED = "answered"
+    DISMISSED = "dismissed"
     COMPLETED = "completed"
     FAILED = "failed"
     EXPIRED = "expired"
@@ -268,6 +257,18 @@ class ClientAction(models.Model):
     decision = models.CharField(max_length=16, blank=True, default="")
     comment = models.TextField(blank=True, default="")
     approved_arguments_json = models.TextField(null=True, blank=True)
+    allowed_responses = models.CharField(
+        max_length=100, default="approve,edit,reject", help_text="The decisions it allows, comma separated."
+    )
+    response_schema_json = models.TextField(null=True, blank=True, help_text="What a respond must carry, if set.")
+    response_json = models.TextField(null=True, blank=True, help_text="The answer of a respond.")
+    policy_json = models.TextField(
+        null=True, blank=True, help_text="The approval policy that governs it, as it read when the action opened."
+    )
+    escalate_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the sweep escalates it, if it still waits (its policy says)."
+    )
+    escalated_at = models.DateTimeField(null=True, blank=True)
     output_json = models.TextField(null=True, blank=True)
     is_error = models.BooleanField(null=True, blank=True)
     epoch = models.IntegerField(default=0)
@@ -295,6 +296,11 @@ class ClientAction(models.Model):
             models.Index(fields=["status", "created_at"], name="client_action_inbox"),
             models.Index(fields=["status", "expires_at"], name="client_action_expiry"),
             models.Index(fields=["session", "status"], name="client_action_session_status"),
+            models.Index(
+                fields=["escalate_at"],
+                name="client_action_escalation",
+                condition=models.Q(escalate_at__isnull=False, escalated_at__isnull=True),
+            ),
         ]
 
     def __str__(self):
@@ -307,6 +313,22 @@ class ClientAction(models.Model):
     @property
     def approved_arguments(self):
         return jsonvalues.loads(self.approved_arguments_json) if self.approved_arguments_json else None
+
+    @property
+    def allowed(self):
+        return tuple(self.allowed_responses.split(","))
+
+    @property
+    def response_schema(self):
+        return jsonvalues.loads(self.response_schema_json) if self.response_schema_json else None
+
+    @property
+    def response(self):
+        return jsonvalues.loads(self.response_json) if self.response_json is not None else None
+
+    @property
+    def policy(self):
+        return jsonvalues.loads(self.policy_json) if self.policy_json else None
 
     @property
     def output(self):

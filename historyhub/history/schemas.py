@@ -22,11 +22,19 @@ from ninja import Field, Schema
 from pydantic import AliasGenerator, BaseModel, ConfigDict, PlainSerializer, StrictBool, WithJsonSchema
 from pydantic.alias_generators import to_snake
 
-from historyhub.history.client_actions import DECISIONS
+from historyhub.approvals import response_schemas, votes
+from historyhub.approvals.decisions import DEFAULT_ALLOWED, SENT, Decision
 from historyhub.history.dialects.base import format_time
 from historyhub.history.models import ClientActionStatus, RunStatus, SessionStatus
 from historyhub.history.validation import MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_PAGE, MAX_PAGE_SIZE, SESSION_ID
 from historyhub.projects import keys
+
+
+def example(request, **config):
+    """A schema's config with ``request`` as its OpenAPI example: a valid request of the walk-through in
+    docs/api.md, so "Try it out" in /api/docs succeeds as shown (tests/api/test_openapi_examples.py)."""
+    extra = {**config.pop("json_schema_extra", {}), "examples": [request]}
+    return ConfigDict(json_schema_extra=extra, **config)
 
 
 class Out(Schema):
@@ -129,10 +137,16 @@ class Pagination(Schema):
 
 
 class SessionIn(Schema):
-    model_config = ConfigDict(
+    model_config = example(
+        {
+            "sessionId": "support-42",
+            "agent": "support",
+            "name": "Refund for order 1234",
+            "metadata": {"customer": "Ingrid"},
+        },
         json_schema_extra={
             "dependentRequired": {"parentSessionId": ["parentCallId"], "parentCallId": ["parentSessionId"]},
-        }
+        },
     )
 
     sessionId: SessionId | None = Field(None, description="Generated (ses_…) when absent.")
@@ -145,6 +159,10 @@ class SessionIn(Schema):
 
 class SessionPatch(Schema):
     """Only the fields sent are changed."""
+
+    model_config = example(
+        {"name": "Refund for order 1234 (urgent)", "metadata": {"customer": "Ingrid", "priority": "high"}}
+    )
 
     name: SessionName = None
     metadata: MetadataIn = None
@@ -219,6 +237,15 @@ class ItemList(Schema):
 
 
 class ItemsAppend(Schema):
+    model_config = example(
+        {
+            "items": [
+                {"role": "user", "content": "My espresso machine arrived broken. Order 1234."},
+                {"role": "assistant", "content": "I am sorry to hear that. I will ask for a refund."},
+            ]
+        }
+    )
+
     items: Items
     agent: CreatingAgent = None
     skipExistingIds: StrictBool = Field(
@@ -232,6 +259,8 @@ class Appended(Out):
 
 
 class ItemsReplace(Schema):
+    model_config = example({"items": [{"role": "user", "content": "Where is my order 1234?"}]})
+
     items: Items
     agent: CreatingAgent = None
 
@@ -245,6 +274,15 @@ class Popped(Schema):
 
 
 class CompactionIn(Schema):
+    model_config = example(
+        {
+            "items": [
+                {"type": "compaction", "id": "cmp-1", "encrypted_content": "A refund of order 1234 was asked for."},
+                {"role": "user", "content": "Is it refunded yet?"},
+            ]
+        }
+    )
+
     items: Annotated[
         list[Any],
         WithJsonSchema(
@@ -283,6 +321,13 @@ class ReplaceSuffix(BaseModel):
 
 
 class TransactionIn(Schema):
+    model_config = example(
+        {
+            "operationId": "op-1",
+            "transaction": {"type": "append_items", "items": [{"role": "user", "content": "Thank you!"}]},
+        }
+    )
+
     operationId: OperationId
     transaction: Annotated[AppendItems | ReplaceSuffix, Field(discriminator="type")]
 
@@ -334,6 +379,8 @@ class EntryList(Schema):
 
 
 class InjectionIn(Schema):
+    model_config = example({"id": "note-1", "content": "The replacement machine shipped on Monday."})
+
     id: Identifier | None = None
     content: str
 
@@ -368,6 +415,16 @@ LATER_MESSAGE_PROPERTIES = {**CHAT_MESSAGE_SCHEMA["properties"], "role": {"enum"
 
 
 class MessagesIn(Schema):
+    model_config = example(
+        {
+            "messages": [
+                {"role": "system", "content": "You help customers with refunds."},
+                {"role": "user", "content": "Where is my order 1234?"},
+                {"role": "assistant", "content": "It ships tomorrow."},
+            ]
+        }
+    )
+
     messages: Annotated[
         Any,
         WithJsonSchema(
@@ -390,11 +447,52 @@ class MessagesIn(Schema):
 
 
 class ClientActionIn(Schema):
+    model_config = example(
+        {
+            "callId": "call_refund",
+            "name": "issue_refund",
+            "arguments": {"orderId": 1234, "amount": 750, "currency": "USD"},
+            "description": "Refund above the $500 self-service limit",
+            "expiresAt": "2099-12-31T23:59:59Z",
+        }
+    )
+
     callId: Identifier
     name: Identifier
     arguments: JsonObject = Field(description=ACTION_FIELD_LIMIT)
     description: Text | None = Field(None, description=ACTION_FIELD_LIMIT)
     expiresAt: Timestamp | None = Field(None, description="ISO 8601 with a timezone, in the future.")
+    allowedResponses: list[Literal[tuple(Decision.values)]] | None = Field(
+        None,
+        min_length=1,
+        description=f"The decisions a person may make; default {', '.join(DEFAULT_ALLOWED)}. "
+        "`edit` is approve with changed arguments.",
+    )
+    responseSchema: Annotated[JsonObject, WithJsonSchema(response_schemas.OPENAPI_FORM)] | None = Field(
+        None,
+        description="JSON Schema of the answer a respond carries: an object whose properties are string, number, "
+        "integer, boolean, a string enum or an array of strings (required, title, description, default, "
+        f"minimum/maximum, maxLength honoured); without one the answer is free text. {ACTION_FIELD_LIMIT}",
+    )
+
+
+class ActionPolicyOut(Schema):
+    name: str
+    requiredApprovals: int
+    approverGroups: list[str]
+    peopleOnly: bool
+
+
+class VoteOut(Out):
+    by: str = Field(description='As resolvedBy: a username, or "api key: <name>".')
+    decision: Literal[SENT]
+    arguments: JsonObject | None = Field(description="The arguments an approve voted for.")
+    comment: str | None
+    at: Time
+
+    @staticmethod
+    def resolve_comment(vote):
+        return vote.comment or None
 
 
 class ClientActionOut(Out):
@@ -408,11 +506,30 @@ class ClientActionOut(Out):
     expiresAt: Time | None
     resolvedAt: Time | None
     resolvedBy: str | None = Field(description='The dashboard user, or "api key: <name>".')
-    decision: Literal[DECISIONS] | None
+    decision: Literal[SENT] | None
     comment: str | None
     approvedArguments: JsonObject | None
+    response: Any = Field(description="The answer of a respond: a string, or an object valid against responseSchema.")
     output: Any
     isError: bool | None
+    allowedResponses: list[str] = Field(description="The decisions a person may make.")
+    responseSchema: JsonObject | None
+    policy: ActionPolicyOut | None = Field(description="The approval policy that governs it, fixed when it opened.")
+    votes: list[VoteOut] = Field(description="Every decision made on it, oldest first: the audit of who decided.")
+    approvalsNeeded: int = Field(description="Approvals still missing; 0 once resolved.")
+    escalatedAt: Time | None
+
+    @staticmethod
+    def resolve_votes(action):
+        return list(action.votes.all())
+
+    @staticmethod
+    def resolve_approvals_needed(action):
+        return votes.approvals_needed(action)
+
+    @staticmethod
+    def resolve_allowed_responses(action):
+        return list(action.allowed)
 
     @staticmethod
     def resolve_status(action):
@@ -458,11 +575,20 @@ class WaitQuery(Schema):
 
 
 class ResultIn(Schema):
+    model_config = example({"output": {"refunded": True, "amount": 750}, "isError": False})
+
     output: Any
     isError: StrictBool = False
 
 
 class DecisionIn(Schema):
-    decision: Literal[DECISIONS]
+    model_config = example({"decision": "approve", "comment": "Confirmed with the customer."})
+
+    decision: Literal[SENT]
     comment: Text | None = Field(None, description=ACTION_FIELD_LIMIT)
     arguments: JsonObject | None = Field(None, description=f"Edited arguments, on approve. {ACTION_FIELD_LIMIT}")
+    response: Any = Field(
+        None,
+        description="On respond: a string when the action has no responseSchema, else an object valid against it. "
+        + ACTION_FIELD_LIMIT,
+    )

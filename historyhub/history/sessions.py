@@ -8,6 +8,7 @@ from django.db import connection
 from django.db.models import Prefetch, Q
 from django.utils import timezone
 
+from historyhub.data import audit
 from historyhub.history import matching, subagents, validation
 from historyhub.history.errors import InvalidInput, SessionConflict, SessionNotFound
 from historyhub.history.models import (
@@ -142,10 +143,13 @@ def update(key, *, name=UNCHANGED, metadata=UNCHANGED, status=UNCHANGED, run_sta
     return get(key)
 
 
-def delete(key):
-    """Delete a session and all it owns; whoever waits on it learns it is gone."""
+def delete(key, *, actor):
+    """Delete a session and all it owns, recorded in the audit log as ``actor``'s; whoever waits on it learns it is
+    gone."""
     with writing(key) as write:
-        write.delete_session()
+        deleted = write.delete_session()
+        project, session_id = keys.split(key)
+        audit.record(project, actor, audit.Action.SESSION_DELETED, session_id, sessionsDeleted=len(deleted))
 
 
 # Listing -------------------------------------------------------------------------------

@@ -17,9 +17,9 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from historyhub import live
-from historyhub.history import bulk, subagents
+from historyhub.history import bulk, ownership, subagents
 from historyhub.history.errors import SessionNotFound
-from historyhub.history.models import ClientAction, ClientActionStatus, Session, owned_by
+from historyhub.history.models import ClientAction, ClientActionStatus, Session
 from historyhub.history.timeline import TimelineWriter
 from historyhub.history.undo import Undo
 
@@ -170,12 +170,10 @@ class Write:
         self._discarded = True
 
     def delete_session(self):
-        """The session goes, with everything it owns (``owned_by``): waiters and pages hear it."""
-        for rows in owned_by(self.session):
-            rows.delete()
-        self.session.delete()
+        """The session goes, with its descendants and everything they own (``ownership``): waiters and pages
+        hear it."""
         self._deleted = True
-        self.every_action_changed()
+        return ownership.delete_sessions([self.session_key])
 
     def take_position(self):
         """A position for an entry that no log item placed (a client action or child opened through the API)."""
@@ -188,7 +186,6 @@ class Write:
         if self._discarded:
             return
         if self._deleted:
-            live.announce(self.change())
             return
         session = self.session
         self.timeline.flush()

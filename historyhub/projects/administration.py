@@ -1,13 +1,15 @@
 """Changing a project: its name and retention, its members, groups and API keys (docs/projects.md).
 
 The settings page, the admin and the API (with an admin key) all change a project through these functions,
-so each rule is checked in one place, and an audit of them has one place to look.
+so each rule is checked in one place; each change is recorded in the audit log here, in its transaction, as
+``actor``'s (a person's username or "api key: <name>"; docs/data.md).
 """
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from historyhub.apikeys.models import ApiKey, parse_scopes
+from historyhub.data import audit
 from historyhub.history import validation
 from historyhub.history.errors import InvalidInput, NotFound
 from historyhub.projects.models import Group, Membership, Project, Role
@@ -25,7 +27,7 @@ def create_project(project_id, name=None):
     return project
 
 
-def update_project(project, *, name=UNCHANGED, retention_days=UNCHANGED):
+def update_project(project, *, actor, name=UNCHANGED, retention_days=UNCHANGED):
     """Change the fields given; the others stay."""
     changed = []
     if name is not UNCHANGED:
@@ -42,7 +44,14 @@ def update_project(project, *, name=UNCHANGED, retention_days=UNCHANGED):
         project.retention_days = retention_days
         changed.append("retention_days")
     if changed:
-        project.save(update_fields=changed)
+        with transaction.atomic():
+            project.save(update_fields=changed)
+            details = {"name": project.name, "retentionDays": project.retention_days}
+            if "name" not in changed:
+                del details["name"]
+            if "retention_days" not in changed:
+                del details["retentionDays"]
+            audit.record(project.pk, actor, audit.Action.PROJECT_CHANGED, project.pk, **details)
     return project
 
 
@@ -56,17 +65,22 @@ def person(username):
     return user
 
 
-def set_member(project, username, role):
+def set_member(project, username, role, *, actor):
     """Make the person a member with ``role``, or change their role."""
     role = validation.choice(role, Role.values, "role")
-    membership, _ = Membership.objects.update_or_create(project=project, user=person(username), defaults={"role": role})
+    with transaction.atomic():
+        membership, _ = Membership.objects.update_or_create(
+            project=project, user=person(username), defaults={"role": role}
+        )
+        audit.record(project.pk, actor, audit.Action.MEMBER_SET, username, role=role)
     return membership
 
 
-def remove_member(project, username):
+def remove_member(project, username, *, actor):
     """The person leaves the project and its groups."""
     user = person(username)
     with transaction.atomic():
+        audit.record(project.pk, actor, audit.Action.MEMBER_REMOVED, username)
         if not Membership.objects.filter(project=project, user=user).delete()[0]:
             raise NotFound(f"{username!r} is not a member of this project.")
         for group in Group.objects.filter(project=project, members=user):
@@ -87,7 +101,7 @@ def group_name(name):
     return name
 
 
-def put_group(project, name, usernames):
+def put_group(project, name, usernames, *, actor):
     """Create the group or replace its members; every username must be a member of the project."""
     group_name(name)
     if not isinstance(usernames, list) or not all(isinstance(username, str) for username in usernames):
@@ -102,12 +116,15 @@ def put_group(project, name, usernames):
     with transaction.atomic():
         group, _ = Group.objects.get_or_create(project=project, name=name)
         group.members.set(people)
+        audit.record(project.pk, actor, audit.Action.GROUP_SET, name, members=sorted(wanted))
     return group
 
 
-def delete_group(project, name):
-    if not Group.objects.filter(project=project, name=name).delete()[0]:
-        raise NotFound(f"There is no group {name!r} in this project.")
+def delete_group(project, name, *, actor):
+    with transaction.atomic():
+        if not Group.objects.filter(project=project, name=name).delete()[0]:
+            raise NotFound(f"There is no group {name!r} in this project.")
+        audit.record(project.pk, actor, audit.Action.GROUP_DELETED, name)
 
 
 def groups(project):
@@ -117,21 +134,26 @@ def groups(project):
 # Keys -----------------------------------------------------------------------------------
 
 
-def issue_key(project, name, scopes):
+def issue_key(project, name, scopes, *, actor):
     """A new key of the project; returns (api_key, the key in clear, shown once)."""
     name = validation.identifier(name.strip() if isinstance(name, str) else name, "name")
     try:
         scopes = parse_scopes(scopes if isinstance(scopes, str) else ",".join(scopes))
     except ValueError as error:
         raise InvalidInput(str(error)) from None
-    return ApiKey.issue(name, scopes, project=project)
+    with transaction.atomic():
+        api_key, key = ApiKey.issue(name, scopes, project=project)
+        audit.record(project.pk, actor, audit.Action.KEY_ISSUED, name, scopes=api_key.scopes, prefix=api_key.prefix)
+    return api_key, key
 
 
-def revoke_key(project, key_pk):
-    api_key = ApiKey.objects.filter(project=project, pk=key_pk, revoked_at__isnull=True).first()
-    if api_key is None:
-        raise NotFound("There is no such active key in this project.")
-    api_key.revoke()
+def revoke_key(project, key_pk, *, actor):
+    with transaction.atomic():
+        api_key = ApiKey.objects.filter(project=project, pk=key_pk, revoked_at__isnull=True).first()
+        if api_key is None:
+            raise NotFound("There is no such active key in this project.")
+        api_key.revoke()
+        audit.record(project.pk, actor, audit.Action.KEY_REVOKED, api_key.name, prefix=api_key.prefix)
     return api_key
 
 

@@ -8,10 +8,10 @@ from typing import Annotated
 
 from ninja import Field, Path, Schema, Status
 
-from historyhub.apikeys.auth import ApiKeyAuth
+from historyhub.apikeys.auth import ApiKeyAuth, resolved_by
 from historyhub.apikeys.models import Scope
 from historyhub.history.api import errors
-from historyhub.history.schemas import WITHOUT_NUL, Identifier, Out
+from historyhub.history.schemas import WITHOUT_NUL, Identifier, Out, example
 from historyhub.history.validation import MAX_ID_LENGTH
 from historyhub.projects import administration
 from historyhub.projects.scoping import ScopedRouter
@@ -19,7 +19,9 @@ from historyhub.projects.scoping import ScopedRouter
 router = ScopedRouter(tags=["projects"])
 ADMIN = ApiKeyAuth(Scope.ADMIN)
 
-GroupName = Annotated[str, Path(alias="name", min_length=1, max_length=MAX_ID_LENGTH, pattern=WITHOUT_NUL)]
+GroupName = Annotated[
+    str, Path(alias="name", example="finance", min_length=1, max_length=MAX_ID_LENGTH, pattern=WITHOUT_NUL)
+]
 
 
 class ProjectOut(Out):
@@ -29,6 +31,8 @@ class ProjectOut(Out):
 
 
 class ProjectPatch(Schema):
+    model_config = example({"name": "Support", "retentionDays": 90})
+
     name: str | None = Field(None, description="1-200 characters.")
     retentionDays: int | None = Field(None, description="1 day or more; null keeps sessions for ever.")
 
@@ -47,6 +51,8 @@ class GroupList(Schema):
 
 
 class GroupIn(Schema):
+    model_config = example({"members": ["demo"]})
+
     members: list[Identifier] = Field(max_length=1000, description="Usernames of members of the project.")
 
 
@@ -65,7 +71,7 @@ def update_project(request, body: ProjectPatch):
         changes["name"] = body.name
     if "retentionDays" in given:
         changes["retention_days"] = body.retentionDays
-    return administration.update_project(request.auth.project, **changes)
+    return administration.update_project(request.auth.project, actor=resolved_by(request), **changes)
 
 
 @router.get("/groups", auth=ADMIN, response={200: GroupList, **errors(403)})
@@ -76,10 +82,10 @@ def list_groups(request):
 @router.put("/groups/{name}", auth=ADMIN, response={200: GroupOut, **errors(403, 413)})
 def put_group(request, name: GroupName, body: GroupIn):
     """Create the group, or replace its members; an unknown username changes nothing (400)."""
-    return administration.put_group(request.auth.project, name, body.members)
+    return administration.put_group(request.auth.project, name, body.members, actor=resolved_by(request))
 
 
 @router.delete("/groups/{name}", auth=ADMIN, response={204: None, **errors(403, 404)})
 def delete_group(request, name: GroupName):
-    administration.delete_group(request.auth.project, name)
+    administration.delete_group(request.auth.project, name, actor=resolved_by(request))
     return Status(204, None)

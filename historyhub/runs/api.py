@@ -12,7 +12,7 @@ from historyhub.runs.schemas import RUN_ID_PATTERN, ClaimIn, RunIn, RunOut, RunP
 
 router = ScopedRouter(tags=["runs"])
 
-RunId = Annotated[str, Path(alias="runId", pattern=RUN_ID_PATTERN)]
+RunId = Annotated[str, Path(alias="runId", example="run-1", pattern=RUN_ID_PATTERN)]
 
 
 @router.put("/sessions/{sessionId}/runs/{runId}", response={201: RunOut, 200: RunOut, **errors(403, 404, 413)})

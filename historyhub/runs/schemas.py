@@ -2,7 +2,7 @@
 
 from ninja import Field, Schema
 
-from historyhub.history.schemas import Filter, Identifier, Out, Page, Pagination, Text, Time
+from historyhub.history.schemas import Filter, Identifier, Out, Page, Pagination, Text, Time, example
 from historyhub.projects import keys
 from historyhub.runs.parking import MAX_AWAITED, MAX_LEASE_SECONDS, RUN_ID
 
@@ -10,6 +10,8 @@ RUN_ID_PATTERN = f"^{RUN_ID.pattern}$"
 
 
 class RunIn(Schema):
+    model_config = example({"agent": "support", "state": '{"$schemaVersion": "1.0"}', "callIds": ["call_refund"]})
+
     agent: Identifier = Field(description="The starting agent's name; the resumer supplies the agent of that name.")
     state: Text = Field(min_length=1, description="The agent SDK's serialised run state, kept verbatim.")
     callIds: list[Identifier] = Field(
@@ -18,6 +20,8 @@ class RunIn(Schema):
 
 
 class ClaimIn(Schema):
+    model_config = example({"leaseSeconds": 600})
+
     leaseSeconds: int | None = Field(
         None, ge=1, le=MAX_LEASE_SECONDS, description="How long the claim holds (default 600 seconds)."
     )

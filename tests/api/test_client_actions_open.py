@@ -17,8 +17,15 @@ CLIENT_ACTION_FIELDS = {
     "decision",
     "comment",
     "approvedArguments",
+    "response",
     "output",
     "isError",
+    "allowedResponses",
+    "responseSchema",
+    "policy",
+    "votes",
+    "approvalsNeeded",
+    "escalatedAt",
 }
 
 

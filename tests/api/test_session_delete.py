@@ -16,13 +16,15 @@ def test_it_deletes_the_session_and_all_it_owns(api, session_id):
     assert not ClientAction.objects.filter(session_id=session_id).exists()
 
 
-def test_a_child_outlives_its_deleted_parent_without_lineage(api):
+def test_a_child_goes_with_its_deleted_parent(api):
     api.post("sessions", {"sessionId": "parent", "agent": "planner"})
     api.post("sessions", {"sessionId": "child", "agent": "a", "parentSessionId": "parent", "parentCallId": "c"})
+    api.post("sessions", {"sessionId": "grandchild", "agent": "a", "parentSessionId": "child", "parentCallId": "d"})
+    api.post("sessions", {"sessionId": "other", "agent": "a"})
 
     api.delete("sessions/parent")
 
-    assert api.get("sessions/child").json()["lineage"] is None
+    assert [api.get(f"sessions/{name}").status_code for name in ("child", "grandchild", "other")] == [404, 404, 200]
 
 
 def test_it_answers_404_for_an_unknown_session(api):

@@ -126,7 +126,7 @@ def test_without_javascript_enter_decides_nothing_either(no_script_page, inbox):
     # Here Enter on a checkbox sends the form with no decision button: the server decides nothing.
     page.get_by_label("Select send invoice in").check()
     page.get_by_label("Select send invoice in").press("Enter")
-    expect(page.get_by_text("Nothing was decided: press Approve or Reject to decide.")).to_be_visible()
+    expect(page.get_by_text("Nothing was decided: press Approve, Reject or Dismiss to decide.")).to_be_visible()
     assert status("invoice-7", "call_invoice") == "waiting" and status("refund-1", "call_refund") == "waiting"
     page.get_by_label("Comment on send invoice").fill("Wrong VAT number.")
     page.locator(".approval").filter(has_text="send invoice").get_by_role("button", name="Reject").click()

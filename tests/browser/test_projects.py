@@ -26,7 +26,7 @@ def test_a_person_in_two_projects_switches_between_them_and_never_sees_a_third(p
         sessions.ensure(agent="support", project=project, session_id="support-42", name=f"{customer}'s refund")
         item_log.append(keys.session_key(project, "support-42"), [{"role": "user", "content": f"I am {customer}."}])
     make_member("both", Role.VIEWER, project="finance")
-    administration.set_member(administration.Project.objects.get(pk="default"), "both", Role.APPROVER)
+    administration.set_member(administration.Project.objects.get(pk="default"), "both", Role.APPROVER, actor="tests")
 
     log_in(page, "both")
     expect(page).to_have_url("/p/default/")

@@ -75,7 +75,7 @@ def test_pagination_moves_between_pages_in_place(approver_page, transactional_db
     page.reload()
     rows = page.locator("table.sessions tbody tr")
     expect(rows).to_have_count(SESSIONS_PAGE_SIZE)
-    page.get_by_role("link", name="Older ›").click()
+    page.get_by_role("link", name="Next ›").click()
     expect(rows).to_have_count(3)
     expect(page.locator(".page-of")).to_have_text("Page 2 of 2")
     expect(page).to_have_url("/p/default/?page=2")

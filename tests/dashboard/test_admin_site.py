@@ -121,7 +121,7 @@ def test_the_admin_approves_through_the_domain_as_the_admin_user(admin_client, d
     assert Session.objects.get(pk="refund-1").waiting_count == 0
 
 
-def test_the_admin_reject_action_reports_what_it_could_not_decide(admin_client, data):
+def test_the_admin_decides_all_the_selected_actions_or_none_and_says_why(admin_client, data):
     client_actions.decide("refund-1", "call_refund", decision="approve", decider=as_approver("colleague"))
     selected = ClientAction.objects.filter(call_id__in=["newest", "call_refund"]).values_list("pk", flat=True)
     response = admin_client.post(
@@ -133,9 +133,8 @@ def test_the_admin_reject_action_reports_what_it_could_not_decide(admin_client, 
         follow=True,
     )
     messages = [message.text() for message in parse(response).all(".messagelist li")]
-    assert "Rejected 1 client action." in messages
-    assert "Client action 'call_refund' was already resolved differently." in messages
-    assert client_actions.get("brief-1", "newest").status == "rejected"
+    assert messages == ["Client action 'call_refund' was already resolved differently. Nothing was decided."]
+    assert client_actions.get("brief-1", "newest").status == "waiting"
     assert client_actions.get("refund-1", "call_refund").status == "approved"
 
 

@@ -91,7 +91,7 @@ def test_the_live_stream_of_another_project_is_refused(finance_approver):
 
 def test_the_project_switcher_lists_the_persons_projects(two_projects):
     user = make_member("both", Role.VIEWER, project="finance")
-    administration.set_member(administration.Project.objects.get(pk="default"), "both", Role.APPROVER)
+    administration.set_member(administration.Project.objects.get(pk="default"), "both", Role.APPROVER, actor="tests")
     page = parse(logged_in(user).get(reverse("dashboard:sessions", args=["finance"])))
     switcher = page.text("header")
     assert "Finance" in switcher and "Default" in switcher

@@ -125,5 +125,5 @@ def test_a_poll_without_a_whole_cursor_is_a_bad_request(viewer_client, live, que
 
 def test_polling_a_deleted_session_is_not_found(viewer_client, live):
     url = open_page(viewer_client, live)
-    sessions.delete(live)
+    sessions.delete(live, actor="tests")
     assert viewer_client.get(url, headers=HTMX).status_code == 404

@@ -1,10 +1,12 @@
 import re
+from datetime import UTC
 
 import pytest
 from django.urls import reverse
 
 from historyhub.dashboard.views import SESSIONS_COUNT_LIMIT, SESSIONS_PAGE_SIZE
 from historyhub.history import client_actions, item_log, sessions
+from historyhub.history.models import Session
 from tests.support.actors import HTMX
 from tests.support.html import parse
 
@@ -58,7 +60,10 @@ def test_a_row_shows_agent_name_id_badges_waiting_count_and_last_message(viewer_
     assert run_status.text() == "waiting for client action" and "run-waiting_for_client_action" in run_status.classes
     assert refund.text(".waiting-count") == "1"
     assert refund.text(".preview") == "A refund needs approval."
-    assert refund.text("time") == "just now"
+    updated = refund.one("time[data-local]")
+    assert updated.text() == Session.objects.get(pk="support-2").updated_at.astimezone(UTC).strftime(
+        "%Y-%m-%d %H:%M UTC"
+    )
 
 
 @pytest.mark.parametrize(
@@ -149,7 +154,7 @@ def test_on_a_live_change_the_table_refreshes_with_its_filters_and_keeps_the_add
 
 def test_a_deleted_session_leaves_the_refreshed_table(viewer_client, fleet):
     poll = poll_url(viewer_client.get(URL))
-    sessions.delete("support-1")
+    sessions.delete("support-1", actor="tests")
     assert rows(viewer_client.get(poll, headers=HTMX)) == ["support-2", "research-1"]
 
 
@@ -204,3 +209,18 @@ def test_past_the_count_limit_the_table_says_more_than_and_still_pages_to_the_en
     assert page.text(".result-count") == f"{total} sessions"
     assert page.text(".page-of") == f"Page {last_page} of {last_page}"
     assert not page.all("a[rel=next]")
+
+
+def test_the_preview_reads_a_markdown_message_as_plain_text(viewer_client, db):
+    sessions.ensure(agent="coder", session_id="code-1")
+    message = "## Fixed\n\nUse **this** [helper](https://example.com):\n\n```python\nprint('hi')\n```"
+    item_log.append("code-1", [{"role": "assistant", "content": message}])
+    preview = row(parse(viewer_client.get(URL)), "code-1").text(".preview")
+    assert preview == "Fixed Use this helper: print('hi')"
+
+
+def test_a_run_status_equal_to_the_status_shows_one_badge(viewer_client, db):
+    sessions.ensure(agent="supportAgent", session_id="done-1")
+    sessions.update("done-1", status="completed", run_status="completed")
+    badges = row(parse(viewer_client.get(URL)), "done-1").all(".badges .badge")
+    assert [badge.text() for badge in badges] == ["completed"]

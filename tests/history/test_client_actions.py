@@ -45,8 +45,15 @@ def test_opening_creates_a_waiting_client_action(session_id):
         "decision": None,
         "comment": None,
         "approvedArguments": None,
+        "response": None,
         "output": None,
         "isError": None,
+        "allowedResponses": ["approve", "edit", "reject"],
+        "responseSchema": None,
+        "policy": None,
+        "votes": [],
+        "approvalsNeeded": 1,
+        "escalatedAt": None,
     }
 
 

@@ -188,7 +188,7 @@ def test_a_search_follows_renames_deletions_and_messages_taken_back(assorted):
     item_log.clear("unicode-1")
     assert ids(sessions.search("default", q="日本語")) == scanned("日本語") == []
 
-    sessions.delete("odd-1")
+    sessions.delete("odd-1", actor="tests")
     assert ids(sessions.search("default", q="off_sale")) == []
     sessions.ensure(agent="salesAgent", session_id="odd-1", name="A new start")
     assert ids(sessions.search("default", q="off_sale")) == []

@@ -48,7 +48,7 @@ def test_sessions_and_messages_stored_before_the_search_indexes_are_found_after_
     assert [session.id for session in sessions.search("default", q="before the index")] == ["early-1"]
     assert [session.id for session in sessions.search("default", q="LEGACY")] == ["early-1"]
     assert [session.id for session in sessions.search("default", q="ocelot")] == ["early-2"]
-    sessions.delete("early-2")
+    sessions.delete("early-2", actor="tests")
     assert not sessions.search("default", q="ocelot").exists()
 
 

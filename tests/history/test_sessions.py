@@ -4,7 +4,7 @@ import pytest
 
 from historyhub.history import client_actions, item_log, paging, sessions, transactions
 from historyhub.history.errors import InvalidInput, SessionConflict, SessionNotFound
-from historyhub.history.models import ClientAction, Item, Operation, TimelineEntry
+from historyhub.history.models import ClientAction, Item, Operation, Session, TimelineEntry
 from tests.support.clock import ServerClock, parse_time
 from tests.support.items import user
 from tests.support.readers import snapshot
@@ -158,7 +158,7 @@ def test_delete_removes_the_session_and_everything_it_owns(session_id):
     sessions.ensure(agent="otherAgent", session_id="ses_other")
     item_log.append("ses_other", [user("stays")])
 
-    sessions.delete(session_id)
+    sessions.delete(session_id, actor="tests")
 
     with pytest.raises(SessionNotFound):
         sessions.get(session_id)
@@ -169,7 +169,7 @@ def test_delete_removes_the_session_and_everything_it_owns(session_id):
 
 def test_a_deleted_session_id_can_be_used_again_from_scratch(session_id):
     item_log.append(session_id, [user("hello", id="msg_1")])
-    sessions.delete(session_id)
+    sessions.delete(session_id, actor="tests")
 
     inserted, item_count = item_log.append(session_id, [user("hello", id="msg_1")], agent="newAgent")
 
@@ -177,19 +177,19 @@ def test_a_deleted_session_id_can_be_used_again_from_scratch(session_id):
     assert sessions.get(session_id).agent == "newAgent"
 
 
-def test_deleting_a_parent_leaves_its_child_without_lineage(session_id):
+def test_deleting_a_parent_deletes_its_child(session_id):
     sessions.ensure(
         agent="researchAgent", session_id="ses_child", parent_session_id=session_id, parent_call_id="call_1"
     )
 
-    sessions.delete(session_id)
+    sessions.delete(session_id, actor="tests")
 
-    assert snapshot("ses_child")["lineage"] is None
+    assert not Session.objects.filter(pk="ses_child").exists()
 
 
 def test_delete_of_an_unknown_session_is_not_found(db):
     with pytest.raises(SessionNotFound):
-        sessions.delete("ses_unknown")
+        sessions.delete("ses_unknown", actor="tests")
 
 
 @pytest.fixture
@@ -269,7 +269,7 @@ def test_search_rejects_unknown_statuses(db, filters):
 def test_agents_lists_each_agent_with_a_session_once_in_order(three_sessions):
     assert sessions.agents("default") == ["billingAgent", "supportAgent"]
 
-    sessions.delete("ses_b")
+    sessions.delete("ses_b", actor="tests")
 
     assert sessions.agents("default") == ["supportAgent"]
 

@@ -25,6 +25,9 @@ def test_the_sweep_writes_expiry_down_and_prunes_old_idempotency_records(session
         out = StringIO()
         call_command("sweep", stdout=out)
 
-    assert out.getvalue().strip() == "Expired 1 client actions; pruned 1 Idempotency-Key records."
+    assert out.getvalue().strip() == (
+        "Expired 1 client actions; escalated 0; pruned 1 Idempotency-Key records; deleted 0 sessions past their "
+        "project's retention and 0 old audit rows."
+    )
     assert client_actions.get(session_id, "call_1").status == "expired"
     assert list(IdempotencyRecord.objects.values_list("key", flat=True)) == ["new"]

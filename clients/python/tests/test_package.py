@@ -3,6 +3,9 @@
 import importlib.metadata
 import importlib.util
 import json
+import os
+import subprocess
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -25,18 +28,42 @@ def test_the_package_is_the_one_the_wheel_installed():
     assert Path(historyhub_client.__file__).is_relative_to(sysconfig.get_paths()["purelib"])
 
 
-def test_the_package_needs_httpx2_alone_and_the_sdk_only_for_its_agents_extra():
+def test_the_package_needs_httpx2_alone_and_each_sdk_only_for_its_extra():
     requirements = importlib.metadata.requires("historyhub-client")
     assert [requirement for requirement in requirements if "extra ==" not in requirement] == ["httpx2<3,>=2.16"]
-    assert [requirement.split(";")[0].strip() for requirement in requirements if "extra ==" in requirement] == [
-        "openai-agents<0.25,>=0.24"
-    ]
+    by_extra = {}
+    for requirement in requirements:
+        if "extra ==" in requirement:
+            needed, extra = requirement.split(";")
+            by_extra.setdefault(extra.split("==")[1].strip().strip("'\""), []).append(needed.strip())
+    # Sorted, as the wheel's metadata lists them.
+    by_extra = {extra: sorted(needed) for extra, needed in by_extra.items()}
+    assert by_extra == {
+        "agents": ["openai-agents<0.25,>=0.24"],
+        "mcp": ["mcp<3,>=2.3"],
+        "langgraph": ["langchain<2,>=1.5", "langgraph<2,>=1.2"],
+    }
 
 
-def test_the_resume_command_is_installed_as_a_console_script():
-    [script] = [
-        point
+def test_the_resume_and_mcp_commands_are_installed_as_console_scripts():
+    scripts = {
+        point.name: point.value
         for point in importlib.metadata.entry_points(group="console_scripts")
         if point.dist.name == "historyhub-client"
-    ]
-    assert (script.name, script.value) == ("historyhub-resume", "historyhub_client.resume:main")
+    }
+    assert scripts == {
+        "historyhub-resume": "historyhub_client.resume:main",
+        "historyhub-mcp": "historyhub_client.mcp_server:main",
+    }
+
+
+def test_historyhub_mcp_says_what_it_needs_without_its_configuration():
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "historyhub-mcp")],
+        env={"PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == "historyhub-mcp needs HISTORYHUB_URL and HISTORYHUB_API_KEY in its environment."

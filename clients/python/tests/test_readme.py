@@ -117,3 +117,30 @@ def test_the_resume_command_finishes_a_run_whose_process_stopped(readme, example
     assert resumer.stdout == f"{session_id} {parked['runId']}: completed: Refunded 25.0 EUR on order 1234.\n"
     assert hub.get_session(session_id)["runStatus"] == "completed"
     assert hub.list_runs(session_id=session_id)["items"] == []
+
+
+@BOTH_READMES
+def test_the_mcp_example_asks_through_historyhub_mcp_and_prints_the_decision(readme, example, hub, people):
+    running = example(readme, "ask_a_person.py")
+    waiting = re.fullmatch(r"Waiting for a person in HistoryHub \(sessionId (\S+), callId (\S+)\)\.", running.line())
+    assert waiting, "the first progress report names the session and the call"
+    session_id, call_id = waiting.groups()
+    action = hub.get_client_action(session_id, call_id)
+    assert (action["name"], action["status"]) == ("deploy", "waiting")
+    assert hub.get_session(session_id)["agent"] == "release-bot"
+    people.decide(session_id, call_id, "approve", arguments={"service": "billing", "version": "2.4.2"})
+    assert running.line() == "approved: {'service': 'billing', 'version': '2.4.2'}"
+    assert running.exit_code() == 0
+
+
+@BOTH_READMES
+def test_the_langgraph_example_runs_the_refund_a_person_approves(readme, example, server, hub, people):
+    running = example(readme, "review_refund.py")
+    session_id = waiting_session(running.line(), server)
+    [action] = waiting_refund(hub, session_id)
+    assert (action["name"], action["arguments"]) == ("issue_refund", {"order": 1234, "amount": 25})
+    people.decide(session_id, action["callId"], "approve")
+    assert running.line() == "Refunded 25 EUR on order 1234."
+    assert running.line() == "The refund is on its way."
+    assert running.exit_code() == 0
+    assert [item["role"] for item in hub.get_items(session_id)] == ["user", "assistant", "tool", "assistant"]

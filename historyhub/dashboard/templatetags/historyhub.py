@@ -2,20 +2,30 @@
 
 Everything here returns plain strings, so the templates' auto-escaping stays in
 charge, but ``visible``: it escapes the text itself and returns it with its
-hidden characters as markers (``hidden_characters.marked``).
+hidden characters as markers (``hidden_characters.marked``), and ``moment``,
+which builds its element with format_html.
 """
 
 import json
 import re
+from datetime import UTC
 
 from django import template
-from django.utils import timezone
-from django.utils.timesince import timesince
+from django.utils.html import format_html
 
-from historyhub.dashboard import hidden_characters, media, timeline
+from historyhub.approvals.deciders import Decider
+from historyhub.dashboard import hidden_characters, markdown, media, timeline
 from historyhub.history import client_actions
 
 register = template.Library()
+
+
+@register.filter(name="markdown")
+def markdown_filter(text):
+    """A description in Markdown as sanitised HTML (dashboard.markdown), its hidden characters shown as ⟨U+…⟩
+    markers first, as everywhere else (docs/dashboard.md, "Hidden characters")."""
+    return markdown.render(hidden_characters.labelled(text or ""))
+
 
 # A browser never runs script from these: web URLs and paths on this site. Everything
 # else, javascript: included, is text (media sources: historyhub.dashboard.media).
@@ -63,6 +73,16 @@ def readable(value):
 @register.filter
 def link_href(value):
     return value if isinstance(value, str) and LINK_URL.match(value) else ""
+
+
+@register.simple_tag(takes_context=True)
+def refusal(context, action):
+    """Why the person looking may not decide ``action``, or "": the deciders' one rule, asked to show or hide the
+    buttons (the decision itself asks it again)."""
+    user = context.get("user")
+    if action is None or user is None or not user.is_authenticated:
+        return ""
+    return Decider.person(user).reason_not_to_decide(action) or ""
 
 
 @register.filter
@@ -123,12 +143,39 @@ def words(value):
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", value).replace("_", " ")
 
 
+# Markdown's marks, for a one-line preview: fences, headings, quotes, list bullets, emphasis and code marks;
+# a link shows its text.
+MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+MARKDOWN_MARKS = re.compile(r"```[\w+-]*|^\s{0,3}(?:#{1,6}|>|[-*+]|\d+[.)])\s+|`", re.MULTILINE)
+# Emphasis only where it wraps text: identifiers such as __init__ or snake_case stay as they are.
+MARKDOWN_EMPHASIS = re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1")
+
+
 @register.filter
-def ago(moment):
-    """ "just now" for the last minute, else "3 minutes ago"."""
-    if (timezone.now() - moment).total_seconds() < 60:
-        return "just now"
-    return f"{timesince(moment, depth=1)} ago"
+def plain_text(value):
+    """A message as a plain one-line preview: "## Refund ```python" reads "Refund"."""
+    if not isinstance(value, str):
+        return value
+    text = MARKDOWN_EMPHASIS.sub(r"\2", MARKDOWN_MARKS.sub("", MARKDOWN_LINK.sub(r"\1", value)))
+    return " ".join(text.split())
+
+
+@register.simple_tag
+def moment(value, prefix=""):
+    """One time format on every page (docs/dashboard.md, "Times"): a <time> in UTC, which static/js/local-time.js
+    shows in the viewer's own zone ("Dec 1, 18:24"), the absolute time and zone on hover; readable without
+    script. ``prefix`` ("asked") goes inside the element, before the time."""
+    if value is None:
+        return "—"
+    utc = value.astimezone(UTC)
+    shown = f"{prefix} " if prefix else ""
+    return format_html(
+        '<time datetime="{}" data-local title="{} UTC">{}{}</time>',
+        utc.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        utc.strftime("%Y-%m-%d %H:%M:%S"),
+        shown,
+        utc.strftime("%Y-%m-%d %H:%M UTC"),
+    )
 
 
 @register.filter

@@ -156,13 +156,33 @@ class Endpoints:
 
     # Client actions -------------------------------------------------------------
 
-    def open_client_action(self, session_id, call_id, name, arguments, *, description=None, expires_at=None):
+    def open_client_action(
+        self,
+        session_id,
+        call_id,
+        name,
+        arguments,
+        *,
+        description=None,
+        expires_at=None,
+        allowed_responses=None,
+        response_schema=None,
+    ):
         """Open a waiting client action (the same call id and content again answers the existing one)."""
-        body = _fields(callId=call_id, name=name, arguments=arguments, description=description, expiresAt=expires_at)
+        body = _fields(
+            callId=call_id,
+            name=name,
+            arguments=arguments,
+            description=description,
+            expiresAt=expires_at,
+            allowedResponses=None if allowed_responses is None else list(allowed_responses),
+            responseSchema=response_schema,
+        )
         return self._call(Request.write("POST", _session_path(session_id, "client-actions"), body))
 
-    def list_client_actions(self, *, status=None, agent=None, session_id=None, page=None, page_size=None):
-        query = {"status": status, "agent": agent, "sessionId": session_id, "page": page, "pageSize": page_size}
+    def list_client_actions(self, *, status=None, agent=None, session_id=None, name=None, page=None, page_size=None):
+        query = {"status": status, "agent": agent, "sessionId": session_id, "name": name}
+        query |= {"page": page, "pageSize": page_size}
         return self._call(Request.read("client-actions", **query))
 
     def get_client_action(self, session_id, call_id):
@@ -199,10 +219,11 @@ class Endpoints:
         path = _session_path(session_id, "client-actions", segment(call_id), "result")
         return self._call(Request.write("POST", path, {"output": output, "isError": is_error}))
 
-    def decide(self, session_id, call_id, decision, *, comment=None, arguments=None):
-        """Approve or reject a waiting action; an approval may carry edited ``arguments``."""
+    def decide(self, session_id, call_id, decision, *, comment=None, arguments=None, response=None):
+        """Decide a waiting action: approve (with edited ``arguments``, if any), reject, respond with ``response``
+        (the person's answer) or dismiss."""
         path = _session_path(session_id, "client-actions", segment(call_id), "decision")
-        body = _fields(decision=decision, comment=comment, arguments=arguments)
+        body = _fields(decision=decision, comment=comment, arguments=arguments, response=response)
         return self._call(Request.write("POST", path, body))
 
     # Parked runs (docs/python-client.md, "Runs that wait for people") -----------

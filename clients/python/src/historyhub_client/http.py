@@ -24,7 +24,8 @@ class _Base(Endpoints):
     ``timeout`` bounds each try (a long poll gets its wait on top), ``retry``
     says how often and how patiently to try again, ``max_connections`` caps
     the pool of ordinary calls, ``long_poll_seconds`` is the longest single
-    wait asked of the server (at most 60).
+    wait asked of the server (at most 60). ``transport`` replaces httpx's network transport (the server's
+    /mcp endpoint passes an ASGI transport, so its tools call the API in the same process).
     """
 
     _pool_class = None
@@ -38,6 +39,7 @@ class _Base(Endpoints):
         retry=None,
         max_connections=DEFAULT_MAX_CONNECTIONS,
         long_poll_seconds=LONG_POLL_SECONDS,
+        transport=None,
     ):
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
@@ -48,6 +50,8 @@ class _Base(Endpoints):
             "headers": {"Authorization": f"Bearer {api_key}"},
             "timeout": timeout,
         }
+        if transport is not None:
+            options["transport"] = transport
         calls = httpx2.Limits(max_connections=max_connections, max_keepalive_connections=max_connections)
         self._calls = self._pool_class(limits=calls, **options)
         # Each waiting agent holds one connection for up to a minute; waits get a pool of their own.

@@ -66,6 +66,8 @@ class LiveServer:
             "STATIC_ROOT": str(self.folder / "static"),
             "BIND": self.url.removeprefix("http://"),
             "WEB_CONCURRENCY": "2",
+            # /mcp's tools report progress every second, so tests see several reports while they wait.
+            "HISTORYHUB_MCP_PROGRESS_SECONDS": "1",
         }
 
     def __enter__(self):

@@ -1,4 +1,5 @@
-"""Time-driven upkeep: expired client actions are written down, old Idempotency-Key records pruned.
+"""Time-driven upkeep: expired client actions are written down, waiting ones escalated as their policy says, old
+Idempotency-Key records pruned, sessions past their project's retention deleted (docs/data.md).
 
 Reads never write (an expired action already reads expired); this command
 makes the stored state catch up. ``bin/start`` runs it beside the server with
@@ -12,14 +13,19 @@ import time
 from django.core.management.base import BaseCommand
 from django.db import DatabaseError, connections
 
-from historyhub.history import client_actions
+from historyhub.approvals import escalation
+from historyhub.data import audit
+from historyhub.history import client_actions, retention
 from historyhub.idempotency import records
 
 log = logging.getLogger(__name__)
 
 
 class Command(BaseCommand):
-    help = "Write down expired client actions and prune old Idempotency-Key records."
+    help = (
+        "Write down expired client actions, escalate waiting ones, prune old Idempotency-Key records and delete "
+        "sessions past their project's retention."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument(
@@ -33,13 +39,19 @@ class Command(BaseCommand):
         parent = os.getppid()
         while True:
             try:
-                expired, pruned = client_actions.sweep_expired(), records.prune()
+                expired, escalated = client_actions.sweep_expired(), escalation.sweep_escalations()
+                pruned = records.prune()
+                retained, audited = retention.sweep(), audit.prune()
             except DatabaseError as error:
                 # The database may be restarting: the next sweep catches up.
                 log.warning("sweep failed: %s", error)
             else:
-                if expired or pruned or every is None:
-                    self.stdout.write(f"Expired {expired} client actions; pruned {pruned} Idempotency-Key records.")
+                if expired or escalated or pruned or retained or audited or every is None:
+                    self.stdout.write(
+                        f"Expired {expired} client actions; escalated {escalated}; "
+                        f"pruned {pruned} Idempotency-Key records; "
+                        f"deleted {retained} sessions past their project's retention and {audited} old audit rows."
+                    )
             if every is None:
                 return
             connections.close_all()

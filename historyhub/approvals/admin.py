@@ -1,0 +1,64 @@
+"""Approval policies in the admin, for operators: each checked by the rule the API applies
+(``policies.check``), groups of its own project only. A waiting action keeps the policy it opened under."""
+
+from django import forms
+from django.contrib import admin
+
+from historyhub.approvals import policies
+from historyhub.approvals.models import Policy
+from historyhub.history import jsonvalues
+from historyhub.history.errors import InvalidInput
+from historyhub.projects.models import Group
+
+JSON_FIELDS = {
+    "agents_json": "agents",
+    "actions_json": "actions",
+    "when_json": "when",
+    "approver_groups_json": "approverGroups",
+    "escalate_to_json": "escalateTo",
+}
+
+
+class PolicyForm(forms.ModelForm):
+    class Meta:
+        model = Policy
+        fields = (
+            "project",
+            "position",
+            "name",
+            *JSON_FIELDS,
+            "required_approvals",
+            "people_only",
+            "escalate_after_seconds",
+        )
+
+    def clean(self):
+        data = super().clean()
+        try:
+            item = {wire: jsonvalues.loads(data.get(field) or "null") for field, wire in JSON_FIELDS.items()}
+            checked = policies.check(
+                {
+                    "name": data.get("name"),
+                    **item,
+                    "requiredApprovals": data.get("required_approvals"),
+                    "peopleOnly": data.get("people_only", False),
+                    "escalateAfterSeconds": data.get("escalate_after_seconds"),
+                }
+            )
+        except (ValueError, InvalidInput) as error:
+            raise forms.ValidationError(getattr(error, "message", str(error))) from None
+        groups = set(checked["approverGroups"] + checked["escalateTo"])
+        project = data.get("project")
+        known = set(Group.objects.filter(project=project, name__in=groups).values_list("name", flat=True))
+        if groups - known:
+            raise forms.ValidationError(f"No group named {sorted(groups - known)[0]!r} in this project.")
+        return data
+
+
+@admin.register(Policy)
+class PolicyAdmin(admin.ModelAdmin):
+    form = PolicyForm
+    list_display = ("name", "project", "position", "required_approvals", "people_only")
+    list_filter = ("project",)
+    ordering = ("project", "position")
+    search_fields = ("name",)

@@ -1,0 +1,46 @@
+"""Escalation: an action still waiting ``escalateAfterSeconds`` after it opened is escalated by the sweep
+(``escalatedAt`` set), after which the members of its policy's ``escalateTo`` groups may decide it too
+(``deciders.deciding_groups``). docs/api.md, "Who may decide: approval policies".
+"""
+
+import logging
+
+from django.utils import timezone
+
+from historyhub.history.models import ClientAction, ClientActionStatus
+from historyhub.history.writes import writing
+from historyhub.notifications import Event, announce
+
+log = logging.getLogger(__name__)
+
+
+def sweep_escalations(now=None):
+    """Escalate every waiting action whose time has come; returns how many. Run periodically (``manage.py sweep``)."""
+    now = now or timezone.now()
+    due = ClientAction.objects.filter(
+        status=ClientActionStatus.WAITING, escalate_at__lte=now, escalated_at__isnull=True
+    ).values_list("session_id", "call_id")
+    escalated_count = 0
+    for session_id, call_id in list(due):
+        with writing(session_id, missing_ok=True) as write:
+            if write is None:
+                continue
+            # Looked up again under the session's lock: a decision or another sweep may have come first.
+            action = ClientAction.objects.filter(
+                session=write.session, call_id=call_id, status=ClientActionStatus.WAITING, escalated_at__isnull=True
+            ).first()
+            if action is None or action.status_at(now) != ClientActionStatus.WAITING:
+                write.discard()
+                continue
+            write.change_action(action, escalated_at=now)
+            write.action_changed(call_id)
+            escalated(action)
+            escalated_count += 1
+    return escalated_count
+
+
+def escalated(action):
+    """The one place an escalation is announced, inside the write that escalates it: to the project's channels
+    (the outbox row commits with the escalation) and the log."""
+    announce(Event.ESCALATED, action)
+    log.info("client action %s/%s escalated by policy %r", action.session_id, action.call_id, action.policy["name"])

@@ -1,0 +1,75 @@
+"""Approval policies and the votes cast on client actions (docs/api.md, "Who may decide: approval policies")."""
+
+from django.conf import settings
+from django.db import models
+
+from historyhub.history import jsonvalues
+
+
+class Policy(models.Model):
+    """Who may decide which actions of a project. The first in ``position`` order that matches governs an action,
+    and what it said then is copied onto the action (``ClientAction.policy_json``): editing it later changes nothing
+    for an action already waiting."""
+
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="policies")
+    position = models.PositiveIntegerField()
+    name = models.CharField(max_length=200)
+    agents_json = models.TextField(default='["*"]', help_text="Globs of agent names, as a JSON list.")
+    actions_json = models.TextField(default='["*"]', help_text="Globs of action names, as a JSON list.")
+    when_json = models.TextField(default="[]", help_text="Conditions on the arguments, as a JSON list.")
+    approver_groups_json = models.TextField(default="[]", help_text="Group names; empty: every approver.")
+    required_approvals = models.PositiveSmallIntegerField(default=1)
+    people_only = models.BooleanField(default=False)
+    escalate_after_seconds = models.PositiveIntegerField(null=True, blank=True)
+    escalate_to_json = models.TextField(default="[]", help_text="Group names that may decide once escalated.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "name"], name="policy_unique_name"),
+            models.UniqueConstraint(fields=["project", "position"], name="policy_unique_position"),
+        ]
+        ordering = ["project", "position"]
+        verbose_name_plural = "policies"
+
+    def __str__(self):
+        return f"{self.name} ({self.project_id})"
+
+    def as_dict(self):
+        """The policy as the domain and the wire know it (``policies.snapshot`` copies it onto an action)."""
+        return {
+            "name": self.name,
+            "agents": jsonvalues.loads(self.agents_json),
+            "actions": jsonvalues.loads(self.actions_json),
+            "when": jsonvalues.loads(self.when_json),
+            "approverGroups": jsonvalues.loads(self.approver_groups_json),
+            "requiredApprovals": self.required_approvals,
+            "peopleOnly": self.people_only,
+            "escalateAfterSeconds": self.escalate_after_seconds,
+            "escalateTo": jsonvalues.loads(self.escalate_to_json),
+        }
+
+
+class Vote(models.Model):
+    """One decider's vote on one action: the audit of who decided what, when, with which arguments. A decider
+    votes once (the constraint settles two requests of theirs racing)."""
+
+    action = models.ForeignKey("history.ClientAction", on_delete=models.CASCADE, related_name="votes")
+    by = models.CharField(max_length=200, help_text="As resolvedBy names a decider.")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    api_key = models.ForeignKey("apikeys.ApiKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    decision = models.CharField(max_length=16)
+    arguments_json = models.TextField(null=True, blank=True, help_text="The arguments an approve votes for.")
+    comment = models.TextField(blank=True, default="")
+    response_json = models.TextField(null=True, blank=True)
+    at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["action", "by"], name="vote_once_per_decider")]
+        ordering = ["at", "pk"]
+
+    def __str__(self):
+        return f"{self.by}: {self.decision}"
+
+    @property
+    def arguments(self):
+        return jsonvalues.loads(self.arguments_json) if self.arguments_json is not None else None

@@ -1,0 +1,166 @@
+"""A project's ordered approval policies: checking them, replacing them, and finding the one that governs an
+action when it opens (docs/api.md, "Who may decide: approval policies")."""
+
+from fnmatch import fnmatchcase
+
+from django.db import transaction
+
+from historyhub.approvals.models import Policy
+from historyhub.history import jsonvalues, validation
+from historyhub.history.errors import InvalidInput
+from historyhub.projects.models import Group
+
+OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in")
+MAX_POLICIES = 100
+MAX_REQUIRED = 5
+FIELDS = {
+    "name",
+    "agents",
+    "actions",
+    "when",
+    "approverGroups",
+    "requiredApprovals",
+    "peopleOnly",
+    "escalateAfterSeconds",
+    "escalateTo",
+}
+
+
+def listing(project):
+    return [policy.as_dict() for policy in Policy.objects.filter(project=project).order_by("position")]
+
+
+def replace(project, items):
+    """Replace the policies of ``project`` (its id) with ``items``, in order; all or nothing. Actions already
+    waiting keep the policy they opened under."""
+    if not isinstance(items, list) or len(items) > MAX_POLICIES:
+        raise InvalidInput(f"items must be a list of at most {MAX_POLICIES} policies.")
+    checked = [check(item, f"items[{index}]") for index, item in enumerate(items)]
+    names = [policy["name"] for policy in checked]
+    if len(set(names)) != len(names):
+        raise InvalidInput("Policy names must be unique within the project.")
+    named_groups = {group for policy in checked for group in policy["approverGroups"] + policy["escalateTo"]}
+    known = set(Group.objects.filter(project=project, name__in=named_groups).values_list("name", flat=True))
+    unknown = sorted(named_groups - known)
+    if unknown:
+        raise InvalidInput(f"No group named {unknown[0]!r} in this project.")
+    with transaction.atomic():
+        Policy.objects.filter(project=project).delete()
+        Policy.objects.bulk_create(
+            Policy(
+                project_id=project,
+                position=position,
+                name=policy["name"],
+                agents_json=jsonvalues.dumps(policy["agents"]),
+                actions_json=jsonvalues.dumps(policy["actions"]),
+                when_json=jsonvalues.dumps(policy["when"]),
+                approver_groups_json=jsonvalues.dumps(policy["approverGroups"]),
+                required_approvals=policy["requiredApprovals"],
+                people_only=policy["peopleOnly"],
+                escalate_after_seconds=policy["escalateAfterSeconds"],
+                escalate_to_json=jsonvalues.dumps(policy["escalateTo"]),
+            )
+            for position, policy in enumerate(checked)
+        )
+    return listing(project)
+
+
+def check(item, where="policy"):
+    """A policy as sent, with its defaults filled in; ``InvalidInput`` naming the field otherwise."""
+    if not isinstance(item, dict):
+        raise InvalidInput(f"{where} must be an object.")
+    unknown = sorted(set(item) - FIELDS)
+    if unknown:
+        raise InvalidInput(f"{where}.{unknown[0]} is not a policy field.")
+    required = item.get("requiredApprovals", 1)
+    if not isinstance(required, int) or isinstance(required, bool) or not 1 <= required <= MAX_REQUIRED:
+        raise InvalidInput(f"{where}.requiredApprovals must be an integer from 1 to {MAX_REQUIRED}.")
+    people_only = item.get("peopleOnly", False)
+    if not isinstance(people_only, bool):
+        raise InvalidInput(f"{where}.peopleOnly must be true or false.")
+    after = item.get("escalateAfterSeconds")
+    if after is not None and (not isinstance(after, int) or isinstance(after, bool) or after < 1):
+        raise InvalidInput(f"{where}.escalateAfterSeconds must be a positive integer.")
+    return {
+        "name": validation.identifier(item.get("name"), f"{where}.name"),
+        "agents": _names(item.get("agents", ["*"]), f"{where}.agents"),
+        "actions": _names(item.get("actions", ["*"]), f"{where}.actions"),
+        "when": [_condition(condition, f"{where}.when[{i}]") for i, condition in enumerate(_list(item, "when", where))],
+        "approverGroups": _names(item.get("approverGroups", []), f"{where}.approverGroups"),
+        "requiredApprovals": required,
+        "peopleOnly": people_only,
+        "escalateAfterSeconds": after,
+        "escalateTo": _names(item.get("escalateTo", []), f"{where}.escalateTo"),
+    }
+
+
+def _list(item, field, where):
+    value = item.get(field, [])
+    if not isinstance(value, list) or len(value) > 50:
+        raise InvalidInput(f"{where}.{field} must be a list of at most 50.")
+    return value
+
+
+def _names(value, field):
+    if not isinstance(value, list) or len(value) > 50:
+        raise InvalidInput(f"{field} must be a list of at most 50 names.")
+    return [validation.identifier(name, field) for name in value]
+
+
+def _condition(condition, where):
+    if not isinstance(condition, dict) or set(condition) != {"argument", "op", "value"}:
+        raise InvalidInput(f"{where} must be an object with argument, op and value.")
+    validation.identifier(condition["argument"], f"{where}.argument")
+    validation.choice(condition["op"], OPERATORS, f"{where}.op")
+    validation.json_value(condition["value"], f"{where}.value")
+    if condition["op"] == "in" and not isinstance(condition["value"], list):
+        raise InvalidInput(f"{where}.value must be a list with in.")
+    return condition
+
+
+# Matching ------------------------------------------------------------------------------
+
+
+def governing(project, agent, action_name, arguments):
+    """The policy (as a dict) that governs an action opening now, or None: the first whose globs and
+    conditions all match."""
+    for policy in listing(project):
+        if matches(policy, agent, action_name, arguments):
+            return policy
+    return None
+
+
+def matches(policy, agent, action_name, arguments):
+    return (
+        any(fnmatchcase(agent or "", glob) for glob in policy["agents"])
+        and any(fnmatchcase(action_name, glob) for glob in policy["actions"])
+        and all(holds(condition, arguments) for condition in policy["when"])
+    )
+
+
+def holds(condition, arguments):
+    """Whether a condition holds; a missing argument, or values that do not compare, make it false."""
+    found = arguments
+    for part in condition["argument"].split("."):
+        if not isinstance(found, dict) or part not in found:
+            return False
+        found = found[part]
+    op, value = condition["op"], condition["value"]
+    if op == "in":
+        return any(_equal(found, option) for option in value)
+    if op in ("eq", "ne"):
+        return _equal(found, value) == (op == "eq")
+    comparable = (_number(found) and _number(value)) or (isinstance(found, str) and isinstance(value, str))
+    if not comparable:
+        return False
+    return {"gt": found > value, "gte": found >= value, "lt": found < value, "lte": found <= value}[op]
+
+
+def _number(value):
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _equal(left, right):
+    if isinstance(left, bool) != isinstance(right, bool):
+        return False
+    return jsonvalues.equal(left, right)

@@ -1,0 +1,67 @@
+"""Erasure, export and import over the API (docs/api.md, "Data"): parse, call the domain, shape the answer.
+
+Every function acts on ``request.auth.project_id``: a key reaches no other project's sessions.
+"""
+
+from django.core.handlers.asgi import ASGIRequest
+from django.http import StreamingHttpResponse
+from ninja import Query
+
+from historyhub import streaming
+from historyhub.apikeys.auth import resolved_by
+from historyhub.data import audit, erasure, export, importing
+from historyhub.data.schemas import ErasureIn, ErasureOut, ExportQuery, ImportOut
+from historyhub.history.api import errors
+from historyhub.history.errors import InvalidInput
+from historyhub.projects.scoping import ScopedRouter
+
+router = ScopedRouter(tags=["data"])
+NDJSON = "application/x-ndjson"
+
+
+@router.post("/erasures", response={200: ErasureOut, **errors(403, 413)})
+def create_erasure(request, body: ErasureIn):
+    """Delete every session of the project whose metadata has exactly this value under this key, with all
+    they own (child sessions too), at once."""
+    deleted = erasure.erase(request.auth.project_id, body.metadataKey, body.metadataValue, actor=resolved_by(request))
+    return {"sessionsDeleted": deleted}
+
+
+@router.get("/export", response={200: None, **errors()})
+def export_sessions(request, query: Query[ExportQuery]):
+    """The project's sessions as JSON Lines (application/x-ndjson), one session a line, streamed in constant
+    memory: {session, items: [{position, epoch, item}], clientActions, runs}."""
+    project = request.auth.project_id
+    chosen = export.selected(project, agent=query.agent, updated_since=query.updatedSince, session_id=query.sessionId)
+    audit.record(project, resolved_by(request), audit.Action.EXPORT, **query.filters())
+    pieces = export.lines(chosen)
+    if isinstance(request, ASGIRequest):
+        pieces = streaming.one_at_a_time(pieces)
+    return StreamingHttpResponse(pieces, content_type=NDJSON)
+
+
+IMPORT_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {NDJSON: {"schema": {"type": "string", "description": "Lines of GET /api/v1/export."}}},
+    }
+}
+
+
+@router.post("/import", response={200: ImportOut, **errors(403, 409, 413)}, openapi_extra=IMPORT_BODY)
+def import_sessions(request):
+    """Recreate the sessions of an export's lines in the key's project, in one transaction: a session id the
+    project holds already is 409 session_conflict, and nothing is imported."""
+    if request.content_type != NDJSON:
+        raise InvalidInput(f"The body must be JSON Lines sent as Content-Type: {NDJSON}.")
+    try:
+        text = request.body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidInput("The body must be UTF-8 text.") from None
+    project, actor = request.auth.project_id, resolved_by(request)
+    imported = importing.import_lines(
+        project,
+        text.split("\n"),
+        on_done=lambda count: audit.record(project, actor, audit.Action.IMPORT, sessionsImported=count),
+    )
+    return {"imported": imported}

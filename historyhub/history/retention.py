@@ -1,0 +1,85 @@
+"""Retention: sessions not updated for their project's ``retention_days`` are deleted (docs/data.md, "Retention").
+
+The sweep command runs it. It deletes in batches of ``BATCH_SIZE`` sessions, each in its own short
+transaction, and rests between batches, so a writer never waits long for a lock; it skips sessions a writer
+holds (they are being updated, so not due). A session whose client action still waits for a person is kept
+until the action is decided or expires; so is a session with a descendant that is not due, since a session
+goes with its descendants (``historyhub.history.ownership``).
+"""
+
+import time
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from historyhub.data import audit
+from historyhub.history import ownership
+from historyhub.history.models import Session
+from historyhub.history.sessions import waiting_at
+from historyhub.projects import keys
+from historyhub.projects.models import Project
+
+BATCH_SIZE = 100
+
+
+def sweep(now=None, batch_size=BATCH_SIZE):
+    """Delete every project's due sessions; returns how many sessions were deleted, descendants included."""
+    now = now or timezone.now()
+    deleted = 0
+    for project in Project.objects.filter(retention_days__isnull=False):
+        deleted += sweep_project(project, now, batch_size)
+    return deleted
+
+
+def sweep_project(project, now, batch_size=BATCH_SIZE):
+    due = _due(project, now)
+    deleted = 0
+    after = None
+    while True:
+        batch = Session.objects.filter(due).order_by("updated_at", "pk")
+        if after is not None:
+            batch = batch.filter(Q(updated_at__gt=after[0]) | Q(updated_at=after[0], pk__gt=after[1]))
+        batch = list(batch.values_list("updated_at", "pk")[:batch_size])
+        if not batch:
+            return deleted
+        after = batch[-1]
+        started = time.monotonic()
+        with transaction.atomic():
+            deleted += len(_delete_batch(project, [key for _, key in batch], due))
+        # Rest as long as the batch took: on a small machine the sweep then takes at most half of what the
+        # database and the CPUs give, and writers keep their latency (bench/retention.py).
+        time.sleep(time.monotonic() - started)
+
+
+def _due(project, now):
+    """The project's sessions past its retention at ``now`` with nothing waiting for a person."""
+    cutoff = now - timedelta(days=project.retention_days)
+    return Q(project=project, updated_at__lt=cutoff) & ~waiting_at(now)
+
+
+def _delete_batch(project, candidates, due):
+    # Locked, and checked again under the lock: a writer may have touched one since it was read. A session a
+    # writer holds is skipped rather than waited for.
+    locked = list(
+        Session.objects.select_for_update(skip_locked=True).filter(due, pk__in=candidates).values_list("pk", flat=True)
+    )
+    tree = ownership.with_descendants(locked)
+    parents = dict(Session.objects.filter(pk__in=tree).values_list("pk", "parent_id"))
+    kept = set()
+    for key in Session.objects.filter(pk__in=tree).exclude(due).values_list("pk", flat=True):
+        # A descendant that is not due keeps each of its ancestors.
+        while key is not None and key not in kept:
+            kept.add(key)
+            key = parents.get(key)
+    deleted = ownership.delete_sessions([key for key in locked if key not in kept])
+    if deleted:
+        audit.record(
+            project.pk,
+            audit.RETENTION_ACTOR,
+            audit.Action.RETENTION_DELETED,
+            retentionDays=project.retention_days,
+            sessionIds=sorted(keys.session_id_of(key) for key in deleted),
+        )
+    return deleted

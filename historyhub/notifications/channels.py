@@ -1,0 +1,140 @@
+"""Channels of a project: made, changed and removed by its admins, over the API, on the settings page and in
+the admin, with the same checks (docs/notifications.md, "Channels")."""
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from historyhub.history import jsonvalues
+from historyhub.history.errors import InvalidInput, NotFound
+from historyhub.notifications import destinations
+from historyhub.notifications.event_types import Event
+from historyhub.notifications.models import Channel, ChannelKind, Delivery, new_secret
+
+MAX_GLOBS = 100
+MAX_GLOB_LENGTH = 200
+MAX_NAME_LENGTH = 200
+MAX_SLACK_FIELD_LENGTH = 500
+PREVIOUS_SECRET_VALID = timedelta(hours=24)
+FIELDS = (
+    "name",
+    "events",
+    "agents",
+    "actions",
+    "enabled",
+    "url",
+    "slack_channel",
+    "slack_token",
+    "slack_signing_secret",
+)
+
+
+def of_project(project_id):
+    return Channel.objects.filter(project_id=project_id)
+
+
+def get(project_id, channel_id):
+    channel = of_project(project_id).filter(pk=channel_id).first()
+    if channel is None:
+        raise NotFound(f"Channel {channel_id!r} was not found.")
+    return channel
+
+
+def delivery(channel, delivery_id):
+    found = Delivery.objects.filter(channel=channel, pk=delivery_id).first()
+    if found is None:
+        raise NotFound(f"Delivery {delivery_id!r} was not found.")
+    return found
+
+
+def create(project_id, kind, **fields):
+    """A new channel; a webhook gets its secret here, which the caller shows once."""
+    if kind not in ChannelKind.values:
+        raise InvalidInput(f"kind must be one of {', '.join(ChannelKind.values)}.")
+    channel = Channel(project_id=project_id, kind=kind, events_json="[]")
+    apply(channel, {"enabled": True, "agents": [], "actions": [], **fields}, creating=True)
+    if kind == ChannelKind.WEBHOOK:
+        channel.secret = new_secret()
+    channel.save(force_insert=True)
+    return channel
+
+
+def update(channel, **fields):
+    apply(channel, fields, creating=False)
+    with transaction.atomic():
+        if fields.get("enabled"):
+            channel.disabled_reason = ""
+        channel.save()
+    return channel
+
+
+def rotate_secret(channel):
+    """A new webhook secret, shown once by the caller; the old one signs too for ``PREVIOUS_SECRET_VALID``."""
+    if channel.kind != ChannelKind.WEBHOOK:
+        raise InvalidInput("Only webhook channels have a secret.")
+    channel.previous_secret, channel.previous_secret_until = channel.secret, timezone.now() + PREVIOUS_SECRET_VALID
+    channel.secret = new_secret()
+    channel.save(update_fields=["secret", "previous_secret", "previous_secret_until"])
+    return channel
+
+
+def delete(channel):
+    channel.delete()
+
+
+def apply(channel, fields, creating):
+    """Check ``fields`` and set them on ``channel`` (unsaved); 400 invalid_input on the first bad one."""
+    unknown = set(fields) - set(FIELDS)
+    if unknown:
+        raise InvalidInput(f"Unknown channel fields: {', '.join(sorted(unknown))}.")
+    if "name" in fields or creating:
+        name = fields.get("name")
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_LENGTH or "\x00" in name:
+            raise InvalidInput(f"name must be 1-{MAX_NAME_LENGTH} characters.")
+        channel.name = name
+    if "events" in fields or creating:
+        channel.events_json = jsonvalues.dumps(_events(fields.get("events")))
+    for field in ("agents", "actions"):
+        if field in fields:
+            setattr(channel, f"{field}_json", jsonvalues.dumps(_globs(fields[field], field)))
+    if "enabled" in fields:
+        if not isinstance(fields["enabled"], bool):
+            raise InvalidInput("enabled must be true or false.")
+        channel.enabled = fields["enabled"]
+    kind = channel.kind
+    if "url" in fields or (creating and kind == ChannelKind.WEBHOOK):
+        if kind != ChannelKind.WEBHOOK:
+            raise InvalidInput("url belongs to webhook channels only.")
+        channel.url = destinations.check_url(fields.get("url"))
+    for field in ("slack_channel", "slack_token", "slack_signing_secret"):
+        if field in fields or (creating and kind == ChannelKind.SLACK):
+            if kind != ChannelKind.SLACK:
+                raise InvalidInput(f"{_wire(field)} belongs to slack channels only.")
+            value = fields.get(field)
+            if not isinstance(value, str) or not value.strip() or len(value) > MAX_SLACK_FIELD_LENGTH:
+                raise InvalidInput(f"{_wire(field)} must be 1-{MAX_SLACK_FIELD_LENGTH} characters.")
+            setattr(channel, field, value.strip())
+
+
+def _events(events):
+    if not isinstance(events, list) or not events:
+        raise InvalidInput(f"events must be a non-empty list drawn from {', '.join(Event.values)}.")
+    unknown = [event for event in events if event not in Event.values]
+    if unknown:
+        raise InvalidInput(f"events: unknown event {unknown[0]!r}.")
+    return sorted(set(events), key=Event.values.index)
+
+
+def _globs(globs, field):
+    if not isinstance(globs, list) or len(globs) > MAX_GLOBS:
+        raise InvalidInput(f"{field} must be a list of at most {MAX_GLOBS} globs.")
+    for glob in globs:
+        if not isinstance(glob, str) or not glob or len(glob) > MAX_GLOB_LENGTH or "\x00" in glob:
+            raise InvalidInput(f"{field} holds globs of 1-{MAX_GLOB_LENGTH} characters.")
+    return globs
+
+
+def _wire(field):
+    first, *rest = field.split("_")
+    return first + "".join(word.capitalize() for word in rest)

@@ -1,0 +1,102 @@
+"""The wire of channels and deliveries (docs/notifications.md; docs/api.md, "Managing a project as code")."""
+
+from typing import Literal
+
+from ninja import Field, Schema
+
+from historyhub.history.schemas import Identifier, Out, Page, Text, Time, example
+from historyhub.notifications.event_types import Event
+
+EventName = Literal[tuple(Event.values)]
+Glob = Identifier
+
+
+class ChannelFields(Schema):
+    name: Identifier | None = Field(None, description="1-200 characters.")
+    events: list[EventName] | None = Field(None, max_length=len(Event.values), description="The events it wants.")
+    agents: list[Glob] | None = Field(None, max_length=100, description="Globs of agents; empty: every agent.")
+    actions: list[Glob] | None = Field(None, max_length=100, description="Globs of action names; empty: every one.")
+    enabled: bool | None = None
+    url: Text | None = Field(
+        None, max_length=2000, description="Webhooks: an http(s) URL on a public address (400 otherwise)."
+    )
+    slackChannel: Text | None = Field(None, max_length=500, description="Slack: the channel id to post in.")
+    slackToken: Text | None = Field(None, max_length=500, description="Slack: the bot token (xoxb-…), never shown.")
+    slackSigningSecret: Text | None = Field(
+        None, max_length=500, description="Slack: the app's signing secret for interactions, never shown."
+    )
+
+
+class ChannelIn(ChannelFields):
+    model_config = example(
+        {
+            "kind": "email",
+            "name": "approvers by email",
+            "events": ["client_action.opened", "client_action.decided"],
+            "actions": ["issue_*"],
+        }
+    )
+
+    kind: Literal["webhook", "email", "slack"]
+    name: Identifier = Field(description="1-200 characters.")
+    events: list[EventName] = Field(min_length=1, max_length=len(Event.values), description="The events it wants.")
+
+
+class ChannelPatch(ChannelFields):
+    model_config = example({"enabled": False})
+
+
+class ChannelOut(Out):
+    channelId: str = Field(validation_alias="id")
+    kind: str
+    name: str
+    events: list[str]
+    agents: list[str]
+    actions: list[str]
+    enabled: bool
+    url: str | None = None
+    slackChannel: str | None = None
+    createdAt: Time
+
+    @staticmethod
+    def resolve_url(channel):
+        return channel.url or None
+
+    @staticmethod
+    def resolve_slack_channel(channel):
+        return channel.slack_channel or None
+
+
+class ChannelCreated(ChannelOut):
+    secret: str | None = Field(None, description="The webhook's whsec_ secret: in this answer only.")
+
+    @staticmethod
+    def resolve_secret(channel):
+        return channel.secret or None
+
+
+class ChannelList(Schema):
+    items: list[ChannelOut]
+
+
+class AttemptOut(Out):
+    at: Time
+    status: int | None = Field(description="The HTTP status received; null when none came.")
+    durationMs: int
+
+
+class DeliveryOut(Out):
+    deliveryId: int = Field(validation_alias="id")
+    event: str
+    webhookId: str
+    status: Literal["pending", "delivered", "failed"]
+    attempts: list[AttemptOut]
+    nextAttemptAt: Time | None
+
+    @staticmethod
+    def resolve_attempts(delivery):
+        return list(delivery.attempts.all())
+
+
+class DeliveryPage(Page):
+    items: list[DeliveryOut]

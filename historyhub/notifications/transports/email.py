@@ -1,0 +1,88 @@
+"""Email to the people who may decide the action (docs/notifications.md, "Email").
+
+Who they are is the decider rule's answer (``approvals.deciders``), asked of every approver and admin of the
+project, so a policy's groups narrow it exactly as they narrow the dashboard's buttons. Each person's own
+preference (``NotificationSettings``) says whether they get it now, in their hourly digest (``digests``), or not.
+The mail links to the action on the dashboard and never carries a link that decides by itself.
+"""
+
+import json
+
+from django.contrib.auth import get_user_model
+from django.core.mail import EmailMultiAlternatives, get_connection
+from django.db.models import Q
+from django.template.loader import render_to_string
+
+from historyhub.approvals.deciders import Decider
+from historyhub.history.models import ClientAction
+from historyhub.notifications import digests
+from historyhub.notifications.models import EmailPreference
+from historyhub.notifications.transports import Outcome
+from historyhub.projects import keys
+from historyhub.projects.models import Role
+
+ARGUMENTS_PREVIEW_CHARACTERS = 4000
+SUBJECTS = {
+    "client_action.opened": "waits for a decision",
+    "client_action.voted": "has a new vote",
+    "client_action.escalated": "was escalated",
+    "client_action.decided": "was decided",
+    "client_action.expired": "expired unanswered",
+    "client_action.completed": "completed",
+}
+
+
+def recipients(action, project_id, preference):
+    """The active people with an email address who may decide ``action`` and chose ``preference``."""
+    people = (
+        get_user_model()
+        .objects.filter(
+            is_active=True,
+            memberships__project_id=project_id,
+            memberships__role__in=[Role.APPROVER, Role.ADMIN],
+        )
+        .exclude(email="")
+        .order_by("username")
+    )
+    if preference == EmailPreference.EVERY_EVENT:
+        # Nobody chose yet: every event, the default.
+        people = people.filter(Q(notification_settings__isnull=True) | Q(notification_settings__email=preference))
+    else:
+        people = people.filter(notification_settings__email=preference)
+    return [person for person in people if Decider.person(person).reason_not_to_decide(action) is None]
+
+
+def message_for(payload):
+    data = payload["data"]
+    action = data["clientAction"]
+    arguments = json.dumps(action["arguments"], indent=2, ensure_ascii=False)
+    if len(arguments) > ARGUMENTS_PREVIEW_CHARACTERS:
+        arguments = arguments[:ARGUMENTS_PREVIEW_CHARACTERS] + "\n…"
+    context = {"event": payload["type"], "data": data, "action": action, "arguments": arguments}
+    subject = f"[HistoryHub] {data['agent']}: {action['name']} {SUBJECTS[payload['type']]}"
+    return (
+        subject,
+        render_to_string("notifications/email.txt", context),
+        render_to_string("notifications/email.html", context),
+    )
+
+
+def send(delivery, channel):
+    payload = delivery.payload
+    data = payload["data"]
+    key = keys.session_key(data["projectId"], data["sessionId"])
+    action = ClientAction.objects.filter(session_id=key, call_id=data["callId"]).first()
+    if action is None:
+        # The session was deleted since: nobody is left to decide, which is not a failure.
+        return Outcome(True, excerpt="The action no longer exists; nobody was mailed.")
+    digests.gather(recipients(action, data["projectId"], EmailPreference.HOURLY_DIGEST), delivery)
+    people = recipients(action, data["projectId"], EmailPreference.EVERY_EVENT)
+    if not people:
+        return Outcome(True, excerpt="Nobody who may decide it wants mail for every event.")
+    subject, text, html = message_for(payload)
+    with get_connection() as smtp:
+        for person in people:
+            mail = EmailMultiAlternatives(subject, text, to=[person.email], connection=smtp)
+            mail.attach_alternative(html, "text/html")
+            mail.send()
+    return Outcome(True, excerpt=f"Mailed {len(people)} people.")

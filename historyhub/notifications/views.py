@@ -1,0 +1,116 @@
+"""The channels page of a project's settings, for its admins, and a person's own notifications page
+(docs/notifications.md, "On the dashboard")."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import IntegrityError, transaction
+from django.http import HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+
+from historyhub.dashboard.views import admins_only, project_page
+from historyhub.history.errors import DomainError
+from historyhub.notifications import channels, outbox
+from historyhub.notifications.forms import ChannelChoiceForm, ChannelForm, DeliveryChoiceForm, PersonForm
+from historyhub.notifications.models import EmailPreference, NotificationSettings, SlackUserLink
+
+RECENT_DELIVERIES = 20
+DONE = {
+    "toggle": "The channel was switched.",
+    "delete": "The channel was deleted.",
+    "retry": "The delivery will be sent again.",
+}
+
+
+@project_page
+def channel_settings(request):
+    """The project's channels, each with its latest deliveries; a new webhook's secret is shown on this answer only."""
+    admins_only(request)
+    project = request.project
+    form, created, status = ChannelForm(), None, 200
+    if request.method == "POST":
+        action = request.POST.get("action")
+        if action == "create":
+            form = ChannelForm(request.POST)
+            if form.is_valid():
+                try:
+                    created = channels.create(project.pk, form.cleaned_data["kind"], **form.channel_fields())
+                except DomainError as error:
+                    form.add_error(None, error.message)
+            if form.errors:
+                status = 422
+            else:
+                form = ChannelForm()
+        elif action in DONE:
+            answer = change(request, project, action)
+            if answer is not None:
+                return answer
+            messages.success(request, DONE[action])
+            return redirect("dashboard:channels", project_id=project.pk)
+        else:
+            return HttpResponseBadRequest("Unknown channels action.")
+    elif request.method != "GET":
+        return HttpResponse(status=405, headers={"Allow": "GET, POST"})
+    shown = [
+        (channel, channel.deliveries.prefetch_related("attempts").order_by("-created_at", "-id")[:RECENT_DELIVERIES])
+        for channel in channels.of_project(project.pk)
+    ]
+    context = {"form": form, "created": created, "channels": shown}
+    return render(request, "notifications/channels.html", context, status=status)
+
+
+def change(request, project, action):
+    """Carry out a button of a channel's row; a bad request's answer, or None when done."""
+    chosen = ChannelChoiceForm(request.POST)
+    if not chosen.is_valid():
+        return HttpResponseBadRequest("Which channel?")
+    try:
+        channel = channels.get(project.pk, chosen.cleaned_data["channel"])
+        if action == "toggle":
+            channels.update(channel, enabled=not channel.enabled)
+        elif action == "delete":
+            channels.delete(channel)
+        else:
+            which = DeliveryChoiceForm(request.POST)
+            if not which.is_valid():
+                return HttpResponseBadRequest("Which delivery?")
+            outbox.send_again(channels.delivery(channel, which.cleaned_data["delivery"]))
+    except DomainError as error:
+        return HttpResponseBadRequest(error.message)
+    return None
+
+
+@login_required
+def my_notifications(request):
+    """How notifications reach this person: their email preference, and the Slack user who acts as them."""
+    person = request.user
+    mine = NotificationSettings.objects.filter(user=person).first()
+    link = SlackUserLink.objects.filter(user=person).first()
+    initial = {
+        "email": mine.email if mine else EmailPreference.EVERY_EVENT,
+        "slack_user_id": link.slack_user_id if link else "",
+    }
+    form, status = PersonForm(initial=initial), 200
+    if request.method == "POST":
+        form = PersonForm(request.POST)
+        if form.is_valid() and save_person(person, form):
+            messages.success(request, "Your notification settings were saved.")
+            return redirect("my_notifications")
+        status = 422
+    elif request.method != "GET":
+        return HttpResponse(status=405, headers={"Allow": "GET, POST"})
+    return render(request, "notifications/mine.html", {"form": form}, status=status)
+
+
+def save_person(person, form):
+    slack_user_id = form.cleaned_data["slack_user_id"]
+    try:
+        with transaction.atomic():
+            NotificationSettings.objects.update_or_create(user=person, defaults={"email": form.cleaned_data["email"]})
+            SlackUserLink.objects.filter(user=person).exclude(slack_user_id=slack_user_id).delete()
+            if slack_user_id:
+                SlackUserLink.objects.get_or_create(user=person, slack_user_id=slack_user_id)
+    except IntegrityError:
+        # The constraint settles it: one Slack user acts as one person.
+        form.add_error("slack_user_id", "That Slack user is linked to someone else.")
+        return False
+    return True

@@ -1,0 +1,49 @@
+"""The cards of an action governed by a policy: the votes so far, who may still decide, and a person outside
+the policy's groups sees no buttons, is told why, and a forced POST is refused."""
+
+import pytest
+from django.urls import reverse
+
+from historyhub.approvals import policies
+from historyhub.approvals.deciders import Decider
+from historyhub.history import client_actions, sessions
+from historyhub.history.models import ClientAction, TimelineEntry
+from historyhub.projects.models import Group, Role
+from tests.support.actors import make_member, post
+from tests.support.html import parse
+
+
+@pytest.fixture
+def governed(approver):
+    ada = make_member("ada", Role.APPROVER)
+    finance = Group.objects.create(project_id="default", name="finance")
+    finance.members.set([ada])
+    policies.replace("default", [{"name": "two from finance", "approverGroups": ["finance"], "requiredApprovals": 2}])
+    sessions.ensure(agent="supportAgent", session_id="refund-9")
+    client_actions.open_action("refund-9", call_id="r1", name="issue_refund", arguments={"amount": 20000})
+    client_actions.decide("refund-9", "r1", decision="approve", decider=Decider.person(ada))
+    return ClientAction.objects.get(call_id="r1")
+
+
+def test_the_card_shows_the_votes_and_who_may_still_decide(approver_client, governed):
+    page = parse(approver_client.get(reverse("dashboard:session", args=["default", "refund-9"])))
+
+    text = page.text(".entry-client_action")
+    vote = governed.votes.get()
+    assert f"1 of 2 approvals: ada, {vote.at:%H:%M}" in text
+    assert "Members of finance may decide." in text
+
+
+def test_a_person_outside_the_groups_sees_no_buttons_is_told_why_and_a_forced_post_is_refused(
+    approver_client, governed
+):
+    page = parse(approver_client.get(reverse("dashboard:session", args=["default", "refund-9"])))
+
+    assert page.all(".entry-client_action button[name=decision]") == []
+    assert 'The policy "two from finance" lets only members of finance decide this action.' in page.text(
+        ".entry-client_action"
+    )
+    entry = TimelineEntry.objects.get(session_id="refund-9", key=governed.entry_key)
+    url = reverse("dashboard:decide_entry", args=["default", "refund-9", entry.pk])
+    assert post(approver_client, url, {"decision": "approve"}).status_code == 403
+    assert ClientAction.objects.get(pk=governed.pk).votes.count() == 1

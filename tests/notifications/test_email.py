@@ -1,0 +1,119 @@
+"""Email: to the people who may decide, each by their own preference, through a real SMTP server on localhost
+(aiosmtpd); plain text and HTML naming the agent, the action, its arguments and a link that decides nothing."""
+
+import email
+from email import policy
+
+import pytest
+from aiosmtpd.controller import Controller
+
+from bench.server import free_port
+from historyhub.notifications.models import EmailPreference, NotificationSettings
+from tests.notifications.conftest import deliver_due
+from tests.support.actors import make_member
+from tests.support.html import parse
+
+pytestmark = pytest.mark.django_db
+
+
+class Inbox:
+    def __init__(self):
+        self.messages = []
+
+    async def handle_DATA(self, server, session, envelope):
+        message = email.message_from_bytes(envelope.content, policy=policy.default)
+        self.messages.append((envelope.rcpt_tos, message))
+        return "250 OK"
+
+
+@pytest.fixture
+def inbox(settings):
+    handler = Inbox()
+    port = free_port()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
+    yield handler
+    controller.stop()
+
+
+@pytest.fixture
+def mail_channel(admin_api):
+    events = ["client_action.opened", "client_action.decided"]
+    answer = admin_api.post("channels", {"kind": "email", "name": "mail", "events": events})
+    assert answer.status_code == 201, answer.content
+    return answer.json()
+
+
+def person(username, role, preference=None):
+    user = make_member(username, role)
+    user.email = f"{username}@example.com"
+    user.save()
+    if preference is not None:
+        NotificationSettings.objects.create(user=user, email=preference)
+    return user
+
+
+def test_the_people_who_may_decide_get_mail_by_their_preference(api, session_id, mail_channel, inbox):
+    person("ana", "approver")
+    person("bo", "admin", EmailPreference.EVERY_EVENT)
+    person("cy", "approver", EmailPreference.NONE)
+    person("di", "viewer")
+    opened = api.post(
+        f"sessions/{session_id}/client-actions",
+        {"callId": "c1", "name": "issue_refund", "arguments": {"amount": 42, "note": "<b>now</b>"}},
+    )
+    assert opened.status_code == 201
+    deliver_due()
+    assert sorted(to for tos, _ in inbox.messages for to in tos) == ["ana@example.com", "bo@example.com"]
+    _, message = inbox.messages[0]
+    assert message["Subject"] == "[HistoryHub] support: issue_refund waits for a decision"
+    text = message.get_body(("plain",)).get_content()
+    html = message.get_body(("html",)).get_content()
+    url = f"https://historyhub.example.com/p/default/sessions/{session_id}/"
+    assert '"amount": 42' in text and session_id in text and url in text
+    assert "&lt;b&gt;now&lt;/b&gt;" in html and "<b>now</b>" not in html
+    # The only link opens the dashboard, where deciding needs a login and a press of a button.
+    assert [link["href"] for link in parse(html).all("a")] == [url]
+
+
+def test_a_decision_is_mailed_with_its_outcome(api, decide_api, session_id, mail_channel, inbox):
+    person("ana", "approver")
+    api.post(f"sessions/{session_id}/client-actions", {"callId": "c1", "name": "issue_refund", "arguments": {}})
+    decide_api.post(f"sessions/{session_id}/client-actions/c1/decision", {"decision": "reject", "comment": "no"})
+    deliver_due()
+    subjects = sorted(message["Subject"] for _, message in inbox.messages)
+    assert subjects == [
+        "[HistoryHub] support: issue_refund waits for a decision",
+        "[HistoryHub] support: issue_refund was decided",
+    ]
+    decided = next(m for _, m in inbox.messages if m["Subject"].endswith("was decided"))
+    assert "Decision: reject by api key: tests (decide): no" in decided.get_body(("plain",)).get_content()
+
+
+def test_nobody_to_mail_is_not_a_failure(api, session_id, mail_channel, inbox, admin_api):
+    person("cy", "approver", EmailPreference.NONE)
+    api.post(f"sessions/{session_id}/client-actions", {"callId": "c1", "name": "x", "arguments": {}})
+    deliver_due()
+    assert inbox.messages == []
+    [delivery] = admin_api.get(f"channels/{mail_channel['channelId']}/deliveries").json()["items"]
+    assert delivery["status"] == "delivered"
+
+
+def test_a_person_who_prefers_a_digest_gets_one_mail_gathering_the_events(
+    api, session_id, mail_channel, inbox, settings
+):
+    person("ana", "approver", EmailPreference.HOURLY_DIGEST)
+    for call_id in ("c1", "c2"):
+        api.post(f"sessions/{session_id}/client-actions", {"callId": call_id, "name": "issue_refund", "arguments": {}})
+    deliver_due()
+    assert inbox.messages == []  # an hour has not passed
+    settings.EMAIL_DIGEST_SECONDS = 0
+    deliver_due()
+    [(to, message)] = inbox.messages
+    assert to == ["ana@example.com"]
+    assert message["Subject"] == "[HistoryHub] 2 events about actions you may decide"
+    assert message.get_body(("plain",)).get_content().count("issue_refund (client_action.opened") == 2
+    deliver_due()
+    assert len(inbox.messages) == 1
