@@ -10,7 +10,7 @@ from agents.testing import ModelStep, ScriptedModel, assistant_message, function
 from agents.tool_context import ToolContext
 
 from historyhub_client import HistoryHubSession
-from historyhub_client.approvals import EXPIRED, approval_tool, resume_decided_runs, run_with_approvals
+from historyhub_client.approvals import DISMISSED, EXPIRED, approval_tool, resume_decided_runs, run_with_approvals
 from tests.support.ids import unique
 
 REFUND = {"order": 1234, "amount": 25}
@@ -19,7 +19,7 @@ REFUND = {"order": 1234, "amount": 25}
 class Shop:
     """An agent with one tool that needs approval, and a record of what the tool really did."""
 
-    def __init__(self, *steps, editable=True):
+    def __init__(self, *steps, editable=True, **responses):
         self.refunds = []
 
         def issue_refund(order: int, amount: float) -> str:
@@ -27,7 +27,10 @@ class Shop:
             self.refunds.append((order, amount))
             return f"Refunded {amount} on order {order}."
 
-        tool = approval_tool(issue_refund) if editable else function_tool(issue_refund, needs_approval=True)
+        if editable:
+            tool = approval_tool(issue_refund, **responses)
+        else:
+            tool = function_tool(issue_refund, needs_approval=True)
         self.model = ScriptedModel(
             steps
             or [
@@ -381,3 +384,65 @@ def test_a_result_a_client_application_supplied_stands_in_for_the_tool(connect):
     run(coroutine())
     assert shop.refunds == []
     assert shop.tool_output() == "Refunded by the billing system."
+
+
+ANSWER_SCHEMA = {
+    "type": "object",
+    "properties": {"amount": {"type": "number", "maximum": 25}, "note": {"type": "string"}},
+    "required": ["amount"],
+}
+
+
+def answered_run(connect, session_id, shop, decision, **details):
+    seen = []
+
+    async def coroutine():
+        async with connect() as client, connect(deciding=True) as people:
+            result = await run_with_approvals(
+                shop.agent,
+                "Refund 25 on order 1234",
+                session=HistoryHubSession(session_id, client),
+                on_approval_request=person(people, session_id, decision, seen, **details),
+            )
+            return result, await client.get_client_action(session_id, "call_refund")
+
+    result, action = run(coroutine())
+    return result, action, seen
+
+
+def test_a_persons_answer_is_the_tools_output_and_the_tool_does_not_run(connect):
+    shop = Shop(allowed_responses=["approve", "reject", "respond"], response_schema=ANSWER_SCHEMA)
+
+    result, action, [asked] = answered_run(
+        connect, unique("respond"), shop, "respond", response={"amount": 10, "note": "Half, as agreed."}
+    )
+
+    assert (asked["action"]["allowedResponses"], asked["action"]["responseSchema"]) == (
+        ["approve", "reject", "respond"],
+        ANSWER_SCHEMA,
+    )
+    assert result.final_output == "All done."
+    assert shop.refunds == []
+    assert json.loads(shop.tool_output()) == {"amount": 10, "note": "Half, as agreed."}
+    assert (action["status"], action["decision"]) == ("answered", "respond")
+
+
+def test_a_free_text_answer_reaches_the_model_as_written(connect):
+    shop = Shop(allowed_responses=["respond", "dismiss"])
+
+    result, action, _ = answered_run(connect, unique("free"), shop, "respond", response="Ask for the receipt first.")
+
+    assert shop.refunds == []
+    assert shop.tool_output() == "Ask for the receipt first."
+    assert action["status"] == "answered"
+
+
+def test_a_dismissed_call_does_not_run_and_the_model_is_told(connect):
+    shop = Shop(allowed_responses=["approve", "dismiss"])
+
+    result, action, _ = answered_run(connect, unique("dismiss"), shop, "dismiss")
+
+    assert result.final_output == "All done."
+    assert shop.refunds == []
+    assert shop.tool_output() == DISMISSED
+    assert action["status"] == "dismissed"

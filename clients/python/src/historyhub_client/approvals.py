@@ -11,6 +11,10 @@ Edited arguments: the SDK runs a tool with the arguments the model wrote and
 refuses a changed call. A tool made with ``approval_tool`` instead looks up,
 by its call id, the arguments the approver approved, and runs with those.
 
+Answers: where a tool allows ``respond`` (``approval_tool(allowed_responses=…)``),
+the person's answer is the tool's output and the tool does not run; a
+``dismiss`` does not run it either, and the model is told so.
+
 Needs the ``openai-agents`` package; the rest of ``historyhub_client`` does not.
 """
 
@@ -39,8 +43,11 @@ from historyhub_client.session import HistoryHubSession
 _approved_arguments = contextvars.ContextVar("historyhub_approved_arguments", default=MappingProxyType({}))
 # Marks a FunctionTool made by approval_tool: it runs with an approver's edited arguments.
 _TAKES_APPROVED_ARGUMENTS = "_historyhub_takes_approved_arguments"
+# What approval_tool says a person may answer about its calls: {"allowed_responses": …, "response_schema": …}.
+_RESPONSES = "_historyhub_responses"
 
 REJECTED = "The person reviewing this call rejected it; the tool did not run."
+DISMISSED = "The person reviewing this call dismissed the request without answering; the tool did not run."
 EXPIRED = "Nobody decided on this call before its approval request expired; the tool did not run."
 WITHDRAWN = "The approval request for this call no longer exists; the tool did not run."
 CANNOT_EDIT = (
@@ -52,16 +59,23 @@ CANNOT_EDIT = (
 # Tools -----------------------------------------------------------------------------
 
 
-def approval_tool(func=None, **options):
+def approval_tool(func=None, *, allowed_responses=None, response_schema=None, **options):
     """``@function_tool(needs_approval=True)``, whose function runs with the arguments the approver approved.
 
     Use it where you would write ``@function_tool(needs_approval=True)``; it
     takes ``function_tool``'s options. When the approver edits the arguments
     on HistoryHub, the function is called with the edited ones, checked
     against its signature like the model's; otherwise with the model's.
+
+    ``allowed_responses`` (e.g. ``["approve", "reject", "respond", "dismiss"]``;
+    HistoryHub's default is approve, edit, reject) and ``response_schema`` (the
+    form of a ``respond``'s answer, docs/api.md "Client actions") go with every
+    client action this tool's calls open.
     """
     if func is None:
-        return functools.partial(approval_tool, **options)
+        return functools.partial(
+            approval_tool, allowed_responses=allowed_responses, response_schema=response_schema, **options
+        )
     schema = function_schema(func)
 
     def arguments_that_run(ctx, args, kwargs):
@@ -92,6 +106,8 @@ def approval_tool(func=None, **options):
         tool.__annotations__ = {"ctx": ToolContext, **func.__annotations__}
     made = function_tool(tool, **{"needs_approval": True, **options})
     setattr(made, _TAKES_APPROVED_ARGUMENTS, True)
+    responses = {"allowed_responses": allowed_responses, "response_schema": response_schema}
+    setattr(made, _RESPONSES, {name: value for name, value in responses.items() if value is not None})
     return made
 
 
@@ -135,7 +151,9 @@ async def run_with_approvals(
     ``expiresAt`` ``expires_in`` seconds or timedelta ahead, if given) and the
     run waits for the decisions with long polls: an approval runs the tool
     (with edited arguments for an ``approval_tool``), a rejection sends its
-    comment to the model as the tool's answer, an expiry a rejection saying so.
+    comment to the model as the tool's answer, an expiry a rejection saying so;
+    a person's answer (``respond``) is the tool's output instead of running it,
+    and a dismissal tells the model the tool did not run.
 
     The run state is parked in HistoryHub while people decide. ``wait`` is how
     long this process waits for them, in seconds (None: until they decide);
@@ -291,6 +309,7 @@ async def _park(run, state):
                 _arguments(item.raw_item),
                 description=_tool_description(item),
                 expires_at=expires_at,
+                **getattr(_tool(item), _RESPONSES, {}),
             )
         )
     call_ids = [action["callId"] for action in actions]
@@ -359,11 +378,19 @@ def _verdict(item, action):
         return False, CANNOT_EDIT.format(arguments=json.dumps(approved, ensure_ascii=False), name=item.name)
     if status == "rejected":
         return False, action.get("comment") or REJECTED
+    if status == "answered":
+        # The person answered in place of the tool: the answer is what the model reads as its output.
+        return False, _as_text(action.get("response"))
+    if status == "dismissed":
+        return False, DISMISSED
     if status in ("completed", "failed"):
         # A client application ran the action itself: its output stands in for the tool's.
-        output = action.get("output")
-        return False, output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+        return False, _as_text(action.get("output"))
     return False, EXPIRED
+
+
+def _as_text(value):
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _undecided(action):
