@@ -32,6 +32,11 @@ class Action:
     GROUP_DELETED = "group.deleted"
     KEY_ISSUED = "key.issued"
     KEY_REVOKED = "key.revoked"
+    CHANNEL_CREATED = "channel.created"
+    CHANNEL_CHANGED = "channel.changed"
+    CHANNEL_DELETED = "channel.deleted"
+    CHANNEL_SECRET_ROTATED = "channel.secret_rotated"
+    DELIVERY_SENT_AGAIN = "delivery.sent_again"
 
 
 RETENTION_ACTOR = "retention"

@@ -1,5 +1,6 @@
-"""Channels and their deliveries in the admin, for operators, with the checks of ``channels`` (the API's and
-the settings page's); a new webhook's secret is shown once, in the message after the add."""
+"""Channels and their deliveries in the admin, for operators. Every change goes through ``channels`` (the API's
+and the settings page's functions), with their checks and their audit rows; a new webhook's secret is shown
+once, in the message after the add, and a Slack channel's secrets are never shown."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -8,22 +9,34 @@ from historyhub.history.errors import DomainError
 from historyhub.notifications import channels, outbox
 from historyhub.notifications.event_types import Event
 from historyhub.notifications.forms import words
-from historyhub.notifications.models import Attempt, Channel, ChannelKind, Delivery, SlackUserLink, new_secret
+from historyhub.notifications.models import Attempt, Channel, ChannelKind, Delivery, SlackUserLink
+
+SLACK_SECRETS = ("slack_token", "slack_signing_secret")
+KEEP_SECRET = "Never shown; leave it empty to keep the current one."
 
 
 class ChannelForm(forms.ModelForm):
     events = forms.MultipleChoiceField(choices=Event.choices, widget=forms.CheckboxSelectMultiple)
     agents = forms.CharField(required=False, help_text="Globs, separated by spaces; empty: every agent.")
     actions = forms.CharField(required=False, help_text="Globs, separated by spaces; empty: every action.")
+    slack_token = forms.CharField(
+        required=False, max_length=500, label="Slack bot token", widget=forms.PasswordInput, help_text=KEEP_SECRET
+    )
+    slack_signing_secret = forms.CharField(
+        required=False, max_length=500, label="Slack signing secret", widget=forms.PasswordInput, help_text=KEEP_SECRET
+    )
 
     class Meta:
         model = Channel
-        fields = ("project", "kind", "name", "enabled", "url", "slack_channel", "slack_token", "slack_signing_secret")
-        widgets = {"slack_token": forms.PasswordInput(render_value=True)}
+        fields = ("project", "kind", "name", "enabled", "url", "slack_channel")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        if self.instance.pk:
+        self.channel_fields = {}
+        for name in SLACK_SECRETS:
+            # A secret is not shown, so an empty field is no change.
+            self.initial.pop(name, None)
+        if not self.instance._state.adding:
             self.initial.update(
                 events=self.instance.events,
                 agents=" ".join(self.instance.agents),
@@ -31,11 +44,12 @@ class ChannelForm(forms.ModelForm):
             )
 
     def clean(self):
+        """Check the fields as ``channels`` will when the admin saves them (``channel_fields``)."""
         cleaned = super().clean()
-        kind = cleaned.get("kind")
+        adding = self.instance._state.adding
+        kind = cleaned.get("kind") if adding else self.instance.kind
         if kind is None or self.errors:
             return cleaned
-        self.instance.kind = kind
         fields = {
             "name": cleaned.get("name"),
             "events": cleaned.get("events"),
@@ -46,29 +60,60 @@ class ChannelForm(forms.ModelForm):
         if kind == ChannelKind.WEBHOOK:
             fields["url"] = cleaned.get("url")
         if kind == ChannelKind.SLACK:
-            for name in ("slack_channel", "slack_token", "slack_signing_secret"):
-                fields[name] = cleaned.get(name)
+            fields["slack_channel"] = cleaned.get("slack_channel")
+            for name in SLACK_SECRETS:
+                if adding or cleaned.get(name):
+                    fields[name] = cleaned.get(name)
         try:
-            channels.apply(self.instance, fields, creating=True)
+            channels.apply(Channel(kind=kind), fields, creating=adding)
         except DomainError as error:
             raise forms.ValidationError(error.message) from None
+        self.channel_fields = fields
         return cleaned
 
 
 @admin.register(Channel)
 class ChannelAdmin(admin.ModelAdmin):
     form = ChannelForm
+    fields = (
+        "project",
+        "kind",
+        "name",
+        "events",
+        "agents",
+        "actions",
+        "enabled",
+        "url",
+        "slack_channel",
+        "slack_token",
+        "slack_signing_secret",
+    )
     list_display = ("name", "kind", "project", "enabled", "created_at")
     list_filter = ("kind", "enabled", "project")
     search_fields = ("name", "url", "slack_channel")
 
+    def get_readonly_fields(self, request, obj=None):
+        # A channel stays in its project and of its kind: the fields of another kind would not fit it.
+        return ("project", "kind") if obj is not None else ()
+
     def save_model(self, request, obj, form, change):
-        shown = None
-        if obj.kind == ChannelKind.WEBHOOK and not obj.secret:
-            obj.secret = shown = new_secret()
-        super().save_model(request, obj, form, change)
-        if shown:
-            messages.warning(request, f"The webhook's signing secret, shown this once: {shown}")
+        """Saved by ``channels``, which checks and records the change; ``obj`` takes the id of the channel saved,
+        for the admin's own history and redirect."""
+        actor = request.user.get_username()
+        if change:
+            saved = channels.update(channels.get(obj.project_id, obj.pk), actor=actor, **form.channel_fields)
+        else:
+            saved = channels.create(obj.project_id, obj.kind, actor=actor, **form.channel_fields)
+            if saved.secret:
+                messages.warning(request, f"The webhook's signing secret, shown this once: {saved.secret}")
+        obj.pk = saved.pk
+
+    def delete_model(self, request, obj):
+        channels.delete(obj, actor=request.user.get_username())
+
+    def delete_queryset(self, request, queryset):
+        for channel in queryset:
+            channels.delete(channel, actor=request.user.get_username())
 
 
 class AttemptInline(admin.TabularInline):
@@ -95,8 +140,8 @@ class DeliveryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Send again (same webhook-id)")
     def send_again(self, request, queryset):
-        for delivery in queryset:
-            outbox.send_again(delivery)
+        for delivery in queryset.select_related("channel"):
+            outbox.send_again(delivery, actor=request.user.get_username())
         self.message_user(request, f"{queryset.count()} deliveries will be sent again.")
 
 

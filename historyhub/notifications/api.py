@@ -8,7 +8,7 @@ from typing import Annotated
 
 from ninja import Path, Query, Status
 
-from historyhub.apikeys.auth import ApiKeyAuth
+from historyhub.apikeys.auth import ApiKeyAuth, resolved_by
 from historyhub.apikeys.models import Scope
 from historyhub.history.api import errors, page_of
 from historyhub.history.schemas import WITHOUT_NUL, Pagination
@@ -53,25 +53,27 @@ def list_channels(request):
 @router.post("/channels", auth=ADMIN, response={201: ChannelCreated, **errors(403, 413)})
 def create_channel(request, body: ChannelIn):
     """Create a channel; a webhook's `secret` is in this answer and no other."""
-    channel = channels.create(request.auth.project_id, body.kind, **given(body, leave_out=("kind",)))
+    fields = given(body, leave_out=("kind",))
+    channel = channels.create(request.auth.project_id, body.kind, actor=resolved_by(request), **fields)
     return Status(201, channel)
 
 
 @router.patch("/channels/{channelId}", auth=ADMIN, response={200: ChannelOut, **errors(403, 404, 413)})
 def update_channel(request, channel_id: ChannelId, body: ChannelPatch):
     """Change the fields sent; the others stay as they are."""
-    return channels.update(channels.get(request.auth.project_id, channel_id), **given(body))
+    channel = channels.get(request.auth.project_id, channel_id)
+    return channels.update(channel, actor=resolved_by(request), **given(body))
 
 
 @router.post("/channels/{channelId}/rotate-secret", auth=ADMIN, response={200: ChannelCreated, **errors(403, 404)})
 def rotate_channel_secret(request, channel_id: ChannelId):
     """A new `whsec_` secret for a webhook, in this answer only; the old one also signs for 24 hours."""
-    return channels.rotate_secret(channels.get(request.auth.project_id, channel_id))
+    return channels.rotate_secret(channels.get(request.auth.project_id, channel_id), actor=resolved_by(request))
 
 
 @router.delete("/channels/{channelId}", auth=ADMIN, response={204: None, **errors(403, 404)})
 def delete_channel(request, channel_id: ChannelId):
-    channels.delete(channels.get(request.auth.project_id, channel_id))
+    channels.delete(channels.get(request.auth.project_id, channel_id), actor=resolved_by(request))
     return Status(204, None)
 
 
@@ -91,4 +93,4 @@ def list_deliveries(request, channel_id: ChannelId, query: Query[Pagination]):
 def retry_delivery(request, channel_id: ChannelId, delivery_id: DeliveryId):
     """Send the delivery again, with its same body and `webhook-id`."""
     channel = channels.get(request.auth.project_id, channel_id)
-    return Status(202, outbox.send_again(channels.delivery(channel, delivery_id)))
+    return Status(202, outbox.send_again(channels.delivery(channel, delivery_id), actor=resolved_by(request)))

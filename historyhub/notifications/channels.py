@@ -1,11 +1,17 @@
 """Channels of a project: made, changed and removed by its admins, over the API, on the settings page and in
-the admin, with the same checks (docs/notifications.md, "Channels")."""
+the admin, with the same checks (docs/notifications.md, "Managing channels").
+
+Each change is recorded in the audit log here, in its transaction, as ``actor``'s (a person's username or
+"api key: <name>"; docs/data.md, "Audit log"): the fields it set, by the API's names, and of a secret only
+its name, never its value.
+"""
 
 from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
 
+from historyhub.data import audit
 from historyhub.history import jsonvalues
 from historyhub.history.errors import InvalidInput, NotFound
 from historyhub.notifications import destinations
@@ -17,17 +23,28 @@ MAX_GLOB_LENGTH = 200
 MAX_NAME_LENGTH = 200
 MAX_SLACK_FIELD_LENGTH = 500
 PREVIOUS_SECRET_VALID = timedelta(hours=24)
-FIELDS = (
-    "name",
-    "events",
-    "agents",
-    "actions",
-    "enabled",
-    "url",
-    "slack_channel",
-    "slack_token",
-    "slack_signing_secret",
-)
+# The fields the functions here take, and the column each is kept in.
+COLUMNS = {
+    "name": "name",
+    "events": "events_json",
+    "agents": "agents_json",
+    "actions": "actions_json",
+    "enabled": "enabled",
+    "url": "url",
+    "slack_channel": "slack_channel",
+    "slack_token": "slack_token",
+    "slack_signing_secret": "slack_signing_secret",
+}
+FIELDS = tuple(COLUMNS)
+# What a new channel of each kind is made with, as its audit row tells it.
+OF_EVERY_KIND = ("name", "events", "agents", "actions", "enabled")
+MADE_WITH = {
+    ChannelKind.WEBHOOK: (*OF_EVERY_KIND, "url", "secret"),
+    ChannelKind.EMAIL: OF_EVERY_KIND,
+    ChannelKind.SLACK: (*OF_EVERY_KIND, "slack_channel", "slack_token", "slack_signing_secret"),
+}
+# An audit row names these when they are set, never their values.
+SECRETS = ("secret", "slack_token", "slack_signing_secret")
 
 
 def of_project(project_id):
@@ -48,7 +65,7 @@ def delivery(channel, delivery_id):
     return found
 
 
-def create(project_id, kind, **fields):
+def create(project_id, kind, *, actor, **fields):
     """A new channel; a webhook gets its secret here, which the caller shows once."""
     if kind not in ChannelKind.values:
         raise InvalidInput(f"kind must be one of {', '.join(ChannelKind.values)}.")
@@ -56,31 +73,64 @@ def create(project_id, kind, **fields):
     apply(channel, {"enabled": True, "agents": [], "actions": [], **fields}, creating=True)
     if kind == ChannelKind.WEBHOOK:
         channel.secret = new_secret()
-    channel.save(force_insert=True)
-    return channel
-
-
-def update(channel, **fields):
-    apply(channel, fields, creating=False)
     with transaction.atomic():
-        if fields.get("enabled"):
-            channel.disabled_reason = ""
-        channel.save()
+        channel.save(force_insert=True)
+        audit.record(
+            project_id, actor, audit.Action.CHANNEL_CREATED, channel.pk, kind=kind, **told(channel, MADE_WITH[kind])
+        )
     return channel
 
 
-def rotate_secret(channel):
+def update(channel, *, actor, **fields):
+    """Change the fields given; those whose value changes are saved and recorded, and nothing when none does."""
+    before = {field: getattr(channel, column) for field, column in COLUMNS.items()}
+    apply(channel, fields, creating=False)
+    changed = [field for field, column in COLUMNS.items() if getattr(channel, column) != before[field]]
+    if not changed:
+        return channel
+    columns = [COLUMNS[field] for field in changed]
+    if "enabled" in changed and channel.enabled:
+        channel.disabled_reason = ""
+        columns.append("disabled_reason")
+    with transaction.atomic():
+        channel.save(update_fields=columns)
+        audit.record(channel.project_id, actor, audit.Action.CHANNEL_CHANGED, channel.pk, **told(channel, changed))
+    return channel
+
+
+def rotate_secret(channel, *, actor):
     """A new webhook secret, shown once by the caller; the old one signs too for ``PREVIOUS_SECRET_VALID``."""
     if channel.kind != ChannelKind.WEBHOOK:
         raise InvalidInput("Only webhook channels have a secret.")
     channel.previous_secret, channel.previous_secret_until = channel.secret, timezone.now() + PREVIOUS_SECRET_VALID
     channel.secret = new_secret()
-    channel.save(update_fields=["secret", "previous_secret", "previous_secret_until"])
+    with transaction.atomic():
+        channel.save(update_fields=["secret", "previous_secret", "previous_secret_until"])
+        audit.record(
+            channel.project_id, actor, audit.Action.CHANNEL_SECRET_ROTATED, channel.pk, **told(channel, ["secret"])
+        )
     return channel
 
 
-def delete(channel):
-    channel.delete()
+def delete(channel, *, actor):
+    """Delete the channel with its deliveries; a channel deleted meanwhile is not found, and nothing recorded."""
+    with transaction.atomic():
+        audit.record(
+            channel.project_id, actor, audit.Action.CHANNEL_DELETED, channel.pk, name=channel.name, kind=channel.kind
+        )
+        if not Channel.objects.filter(pk=channel.pk).delete()[0]:
+            raise NotFound(f"Channel {channel.pk!r} was not found.")
+
+
+def told(channel, fields):
+    """What the audit row of a change of ``fields`` says: the channel's name, the values of those fields by the
+    API's names, and under ``secrets`` the names of the secrets among them."""
+    details = {"name": channel.name}
+    secrets = [_wire(field) for field in fields if field in SECRETS]
+    details.update({_wire(field): getattr(channel, field) for field in fields if field not in SECRETS})
+    if secrets:
+        details["secrets"] = secrets
+    return details
 
 
 def apply(channel, fields, creating):

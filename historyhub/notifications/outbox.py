@@ -18,6 +18,7 @@ from django.db.models import Q
 from django.utils import timezone
 from ulid import ULID
 
+from historyhub.data import audit
 from historyhub.notifications.events import wake_workers
 from historyhub.notifications.models import Attempt, Channel, Delivery, DeliveryStatus
 from historyhub.notifications.transports import Outcome, transport_for
@@ -121,12 +122,24 @@ def record(delivery, outcome, duration_ms, now=None):
     return True
 
 
-def send_again(delivery):
-    """A person's retry: the delivery is due at once with its same body and ``webhook-id``."""
-    Delivery.objects.filter(pk=delivery.pk).update(
-        status=DeliveryStatus.PENDING, next_attempt_at=timezone.now(), attempt_count=0, claimed_until=None, claim=""
-    )
-    delivery.refresh_from_db()
+def send_again(delivery, *, actor):
+    """A person's or key's retry, recorded as ``actor``'s: the delivery is due at once with its same body and
+    ``webhook-id``."""
+    channel = delivery.channel
     with transaction.atomic():
+        Delivery.objects.filter(pk=delivery.pk).update(
+            status=DeliveryStatus.PENDING, next_attempt_at=timezone.now(), attempt_count=0, claimed_until=None, claim=""
+        )
+        audit.record(
+            channel.project_id,
+            actor,
+            audit.Action.DELIVERY_SENT_AGAIN,
+            str(delivery.pk),
+            channelId=channel.pk,
+            channelName=channel.name,
+            event=delivery.event,
+            webhookId=delivery.webhook_id,
+        )
         wake_workers()
+    delivery.refresh_from_db()
     return delivery

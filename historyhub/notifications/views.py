@@ -33,7 +33,8 @@ def channel_settings(request):
             form = ChannelForm(request.POST)
             if form.is_valid():
                 try:
-                    created = channels.create(project.pk, form.cleaned_data["kind"], **form.channel_fields())
+                    kind, actor = form.cleaned_data["kind"], request.user.get_username()
+                    created = channels.create(project.pk, kind, actor=actor, **form.channel_fields())
                 except DomainError as error:
                     form.add_error(None, error.message)
             if form.errors:
@@ -63,17 +64,18 @@ def change(request, project, action):
     chosen = ChannelChoiceForm(request.POST)
     if not chosen.is_valid():
         return HttpResponseBadRequest("Which channel?")
+    actor = request.user.get_username()
     try:
         channel = channels.get(project.pk, chosen.cleaned_data["channel"])
         if action == "toggle":
-            channels.update(channel, enabled=not channel.enabled)
+            channels.update(channel, actor=actor, enabled=not channel.enabled)
         elif action == "delete":
-            channels.delete(channel)
+            channels.delete(channel, actor=actor)
         else:
             which = DeliveryChoiceForm(request.POST)
             if not which.is_valid():
                 return HttpResponseBadRequest("Which delivery?")
-            outbox.send_again(channels.delivery(channel, which.cleaned_data["delivery"]))
+            outbox.send_again(channels.delivery(channel, which.cleaned_data["delivery"]), actor=actor)
     except DomainError as error:
         return HttpResponseBadRequest(error.message)
     return None

@@ -1,6 +1,7 @@
 """Slack, against a local stand-in for its Web API (a real HTTP server on localhost): the message with
-Approve / Reject buttons, a signed click deciding as the linked person under the decider rule, forged and
-stale signatures refused, unlinked people told so, and the message updated however the action was decided."""
+Approve / Reject buttons, a signed click deciding as the linked person, or else as the member whose email Slack
+confirms, under the decider rule; forged and stale signatures refused, unlinked people told so, and the message
+updated however the action was decided."""
 
 import json
 import time
@@ -10,23 +11,24 @@ import pytest
 from django.test import Client
 from slack_sdk.signature import SignatureVerifier
 
+from historyhub.data.models import AuditEntry
 from historyhub.history import client_actions
 from historyhub.notifications.models import SlackMessage, SlackUserLink
+from historyhub.notifications.slack_interactions import NOT_LINKED
 from tests.notifications.conftest import deliver_due
 from tests.support.actors import as_approver, make_member
-from tests.support.tiny_server import TinyServer
+from tests.support.slack_web_api import SlackWebApi
 
 pytestmark = pytest.mark.django_db
 SIGNING_SECRET = "slack-signing-secret"
-POSTED = (200, {}, {"ok": True, "channel": "C42", "ts": "1700000000.000100"})
-OK = (200, {}, {"ok": True})
+BOT_TOKEN = "xoxb-test-token"
 
 
 @pytest.fixture
 def slack(settings):
-    with TinyServer([POSTED] + [OK] * 10) as server:
-        settings.SLACK_API_URL = server.url + "/"
-        yield server
+    with SlackWebApi(BOT_TOKEN) as stand_in:
+        settings.SLACK_API_URL = stand_in.url + "/"
+        yield stand_in
 
 
 @pytest.fixture
@@ -38,7 +40,7 @@ def slack_channel(admin_api, slack):
             "name": "approvals",
             "events": ["client_action.opened", "client_action.decided"],
             "slackChannel": "C42",
-            "slackToken": "xoxb-test-token",
+            "slackToken": BOT_TOKEN,
             "slackSigningSecret": SIGNING_SECRET,
         },
     )
@@ -84,6 +86,17 @@ def told(slack):
     return [request["body"]["text"] for request in slack.requests if request["path"] == "/response"]
 
 
+def slack_user(email, confirmed=True):
+    """A user object as Slack's users.info answers it."""
+    return {"id": "U7", "name": "someone", "is_email_confirmed": confirmed, "profile": {"email": email}}
+
+
+def with_email(user, email):
+    user.email = email
+    user.save(update_fields=["email"])
+    return user
+
+
 def test_an_opened_action_is_posted_with_approve_reject_and_a_link(waiting, session_id):
     assert waiting["path"] == "/chat.postMessage"
     assert waiting["headers"]["Authorization"] == "Bearer xoxb-test-token"
@@ -125,6 +138,83 @@ def test_an_unlinked_slack_user_is_told_so_and_nothing_is_decided(waiting, slack
         "Your Slack user is not linked to a HistoryHub person, so nothing was decided. "
         "Link it on your notifications page in HistoryHub."
     ]
+    assert [request["arguments"] for request in slack.called("users.info")] == [{"user": "U-stranger"}]
+
+
+def test_an_unlinked_slack_user_whose_confirmed_email_is_a_members_acts_as_that_member(waiting, slack, session_id):
+    with_email(make_member("ana", "approver"), "Ana.Lopez@Example.com")
+    slack.users["U7"] = slack_user("ana.lopez@example.COM")
+
+    assert click(slack, waiting, "approve", slack_user="U7").status_code == 200
+
+    action = client_actions.get(session_id, "c1")
+    assert (action.status, action.resolved_by) == ("approved", "slack: ana")
+    assert told(slack) == ["You approved issue_refund."]
+    [asked] = slack.called("users.info")
+    assert asked["headers"]["Authorization"] == f"Bearer {BOT_TOKEN}" and asked["arguments"] == {"user": "U7"}
+    assert AuditEntry.objects.get(action="decision").actor == "slack: ana"
+    assert SlackUserLink.objects.get(slack_user_id="U7").user.username == "ana"
+
+
+def test_the_member_found_by_email_is_remembered_so_a_later_click_does_not_ask_slack(waiting, slack, session_id):
+    with_email(make_member("ana", "approver"), "ana@example.com")
+    slack.users["U7"] = slack_user("ana@example.com")
+    click(slack, waiting, "approve", slack_user="U7")
+    del slack.users["U7"]
+
+    click(slack, waiting, "approve", slack_user="U7")
+
+    assert told(slack) == ["You approved issue_refund.", "It was already approved."]
+    assert len(slack.called("users.info")) == 1
+
+
+def test_a_link_made_on_the_profile_page_wins_over_the_email(waiting, slack, session_id):
+    SlackUserLink.objects.create(user=make_member("vi", "viewer"), slack_user_id="U7")
+    with_email(make_member("ana", "approver"), "ana@example.com")
+    slack.users["U7"] = slack_user("ana@example.com")
+
+    click(slack, waiting, "approve", slack_user="U7")
+
+    assert client_actions.get(session_id, "c1").status == "waiting"
+    assert told(slack)[0].startswith("Nothing was decided: Deciding client actions needs the approver or admin role")
+    assert slack.called("users.info") == []
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "the email is not confirmed",
+        "the email is a member's of another project only",
+        "two people have the email",
+        "the member with the email is deactivated",
+        "Slack does not know the user",
+        "Slack reports no email",
+    ],
+)
+def test_an_email_that_does_not_name_exactly_one_member_links_nobody(waiting, slack, session_id, case):
+    ana = with_email(make_member("ana", "approver"), "ana@example.com")
+    slack.users["U7"] = slack_user("ana@example.com")
+    if case == "the email is not confirmed":
+        slack.users["U7"] = slack_user("ana@example.com", confirmed=False)
+    elif case == "the email is a member's of another project only":
+        with_email(ana, "")
+        with_email(make_member("zed", "admin", project="staging"), "ana@example.com")
+    elif case == "two people have the email":
+        with_email(make_member("ana2", "approver"), "ANA@example.com")
+    elif case == "the member with the email is deactivated":
+        ana.is_active = False
+        ana.save(update_fields=["is_active"])
+    elif case == "Slack does not know the user":
+        del slack.users["U7"]
+    else:
+        slack.users["U7"] = {"id": "U7", "is_email_confirmed": True, "profile": {}}
+
+    assert click(slack, waiting, "approve", slack_user="U7").status_code == 200
+
+    assert client_actions.get(session_id, "c1").status == "waiting"
+    assert told(slack) == [NOT_LINKED]
+    assert len(slack.called("users.info")) == 1
+    assert not SlackUserLink.objects.exists()
 
 
 def test_a_linked_person_who_may_not_decide_is_told_why(waiting, slack, session_id):

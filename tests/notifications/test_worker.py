@@ -55,7 +55,7 @@ def open_actions(count, prefix="call"):
 
 
 def webhook_channel(url):
-    return channels.create("default", "webhook", name="ops", events=["client_action.opened"], url=url)
+    return channels.create("default", "webhook", actor="tests", name="ops", events=["client_action.opened"], url=url)
 
 
 @pytest.fixture
