@@ -5,7 +5,7 @@ from typing import Any, Literal
 
 from ninja import Field, Schema
 
-from historyhub.apikeys.auth import ApiKeyAuth
+from historyhub.apikeys.auth import ApiKeyAuth, resolved_by
 from historyhub.apikeys.models import Scope
 from historyhub.approvals import policies
 from historyhub.history.api import errors
@@ -78,4 +78,4 @@ def replace_policies(request, body: PolicyListIn):
     """Replace the project's policies (admin key). A policy naming an unknown group is refused and nothing changes;
     actions already waiting keep the policy they opened under."""
     items = [item.model_dump() for item in body.items]
-    return {"items": policies.replace(request.auth.project_id, items)}
+    return {"items": policies.replace(request.auth.project_id, items, actor=resolved_by(request))}

@@ -6,9 +6,10 @@ from fnmatch import fnmatchcase
 from django.db import transaction
 
 from historyhub.approvals.models import Policy
+from historyhub.data import audit
 from historyhub.history import jsonvalues, validation
 from historyhub.history.errors import InvalidInput
-from historyhub.projects.models import Group
+from historyhub.projects.models import Group, Project
 
 OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in")
 MAX_POLICIES = 100
@@ -30,9 +31,9 @@ def listing(project):
     return [policy.as_dict() for policy in Policy.objects.filter(project=project).order_by("position")]
 
 
-def replace(project, items):
-    """Replace the policies of ``project`` (its id) with ``items``, in order; all or nothing. Actions already
-    waiting keep the policy they opened under."""
+def replace(project, items, *, actor):
+    """Replace the policies of ``project`` (its id) with ``items``, in order, as ``actor``; all or nothing, and
+    recorded in the audit log. Actions already waiting keep the policy they opened under."""
     if not isinstance(items, list) or len(items) > MAX_POLICIES:
         raise InvalidInput(f"items must be a list of at most {MAX_POLICIES} policies.")
     checked = [check(item, f"items[{index}]") for index, item in enumerate(items)]
@@ -45,6 +46,9 @@ def replace(project, items):
     if unknown:
         raise InvalidInput(f"No group named {unknown[0]!r} in this project.")
     with transaction.atomic():
+        # Two at once (an API call and an edit on the page, say) take turns: the later one replaces the other's
+        # list whole, where otherwise its rows would meet the other's on the unique positions.
+        _lock(project)
         Policy.objects.filter(project=project).delete()
         Policy.objects.bulk_create(
             Policy(
@@ -62,7 +66,21 @@ def replace(project, items):
             )
             for position, policy in enumerate(checked)
         )
+        audit.record(project, actor, audit.Action.POLICIES_SET, ", ".join(names), items=checked)
     return listing(project)
+
+
+def edit(project, change, *, actor):
+    """Replace the policies with what ``change`` makes of them (it takes the list as it is, in order, and returns
+    the new one), through ``replace``. The project stays locked from the reading to the writing, so two people
+    editing at once each change the list the other left."""
+    with transaction.atomic():
+        _lock(project)
+        return replace(project, change(listing(project)), actor=actor)
+
+
+def _lock(project):
+    Project.objects.select_for_update().get(pk=project)
 
 
 def check(item, where="policy"):

@@ -1,5 +1,6 @@
 from django.urls import include, path
 
+from historyhub.approvals import views as policy_views
 from historyhub.dashboard import data_views, views
 from historyhub.notifications import views as notification_views
 
@@ -21,6 +22,7 @@ project_pages = [
     path("approvals/", views.approvals, name="approvals"),
     path("approvals/decisions/", views.decide_selected, name="decide_selected"),
     path("approvals/count/", views.inbox_count, name="inbox_count"),
+    path("policies/", policy_views.policy_page, name="policies"),
     path("settings/", views.project_settings, name="settings"),
     path("settings/erasure/", data_views.erasure_page, name="erasure"),
     path("settings/audit/", data_views.audit_log, name="audit"),

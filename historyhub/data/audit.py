@@ -30,6 +30,7 @@ class Action:
     MEMBER_REMOVED = "member.removed"
     GROUP_SET = "group.set"
     GROUP_DELETED = "group.deleted"
+    POLICIES_SET = "policies.set"
     KEY_ISSUED = "key.issued"
     KEY_REVOKED = "key.revoked"
     CHANNEL_CREATED = "channel.created"

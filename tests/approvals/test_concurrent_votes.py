@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def waiting_refund():
     for index in range(PROCESSES):
         make_approver(f"approver{index}")
-    policies.replace("default", [{"name": "five people", "requiredApprovals": 5}])
+    policies.replace("default", [{"name": "five people", "requiredApprovals": 5}], actor="tests")
     sessions.ensure(agent="supportAgent", session_id="ses_votes")
     client_actions.open_action("ses_votes", call_id="r1", name="issue_refund", arguments={"amount": 20000})
 

@@ -18,7 +18,11 @@ def governed(approver):
     ada = make_member("ada", Role.APPROVER)
     finance = Group.objects.create(project_id="default", name="finance")
     finance.members.set([ada])
-    policies.replace("default", [{"name": "two from finance", "approverGroups": ["finance"], "requiredApprovals": 2}])
+    policies.replace(
+        "default",
+        [{"name": "two from finance", "approverGroups": ["finance"], "requiredApprovals": 2}],
+        actor="tests",
+    )
     sessions.ensure(agent="supportAgent", session_id="refund-9")
     client_actions.open_action("refund-9", call_id="r1", name="issue_refund", arguments={"amount": 20000})
     client_actions.decide("refund-9", "r1", decision="approve", decider=Decider.person(ada))

@@ -19,7 +19,9 @@ def test_a_counted_vote_and_an_escalation_reach_the_channel(webhook, receiver, d
     for username in ("ada", "ben"):
         make_approver(username)
     policies.replace(
-        "default", [{"name": "two people", "requiredApprovals": 2, "escalateAfterSeconds": 60, "escalateTo": []}]
+        "default",
+        [{"name": "two people", "requiredApprovals": 2, "escalateAfterSeconds": 60, "escalateTo": []}],
+        actor="tests",
     )
     sessions.ensure(agent="supportAgent", session_id="refund-1")
     action, _ = client_actions.open_action("refund-1", call_id="r1", name="issue_refund", arguments={"amount": 20000})
