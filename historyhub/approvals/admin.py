@@ -3,6 +3,7 @@
 
 from django import forms
 from django.contrib import admin
+from django.db import transaction
 
 from historyhub.approvals import policies
 from historyhub.approvals.models import Policy
@@ -62,3 +63,21 @@ class PolicyAdmin(admin.ModelAdmin):
     list_filter = ("project",)
     ordering = ("project", "position")
     search_fields = ("name",)
+
+    # Every change of a project's policies is audited, here as on the page and over the API (docs/data.md).
+    def save_model(self, request, obj, form, change):
+        with transaction.atomic():
+            super().save_model(request, obj, form, change)
+            policies.recorded(obj.project_id, request.user.get_username())
+
+    def delete_model(self, request, obj):
+        with transaction.atomic():
+            super().delete_model(request, obj)
+            policies.recorded(obj.project_id, request.user.get_username())
+
+    def delete_queryset(self, request, queryset):
+        with transaction.atomic():
+            projects = set(queryset.values_list("project_id", flat=True))
+            super().delete_queryset(request, queryset)
+            for project in sorted(projects):
+                policies.recorded(project, request.user.get_username())

@@ -35,7 +35,7 @@ class Policy(models.Model):
         return f"{self.name} ({self.project_id})"
 
     def as_dict(self):
-        """The policy as the domain and the wire know it (``policies.snapshot`` copies it onto an action)."""
+        """The policy as the domain and the wire know it (an action opening under it keeps a copy)."""
         return {
             "name": self.name,
             "agents": jsonvalues.loads(self.agents_json),

@@ -66,8 +66,15 @@ def replace(project, items, *, actor):
             )
             for position, policy in enumerate(checked)
         )
-        audit.record(project, actor, audit.Action.POLICIES_SET, ", ".join(names), items=checked)
-    return listing(project)
+        return recorded(project, actor)
+
+
+def recorded(project, actor):
+    """The audit row of a change of ``project``'s policies, holding the list as it now is (in the change's
+    transaction: the API, the page and the admin all end here); the list."""
+    items = listing(project)
+    audit.record(project, actor, audit.Action.POLICIES_SET, ", ".join(item["name"] for item in items), items=items)
+    return items
 
 
 def edit(project, change, *, actor):
