@@ -8,7 +8,7 @@ one copied onto it when it opened (``ClientAction.policy``): a later edit of the
 project's policies changes nothing here.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from historyhub.apikeys.models import Scope
 from historyhub.history.errors import Forbidden, SessionNotFound
@@ -27,6 +27,9 @@ class Decider:
     name: str
     user: object = None
     api_key: object = None
+    # A person's role and groups in a project, looked up once: a page asking about fifty actions asks the
+    # database twice, not a hundred times. A decider lives for one request.
+    _looked_up: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @classmethod
     def person(cls, user):
@@ -48,12 +51,21 @@ class Decider:
             if policy is not None and policy["peopleOnly"]:
                 return PEOPLE_ONLY_MESSAGE
             return None
-        if not access.may(self.user, project, Role.APPROVER):
+        role = self._once(("role", project), lambda: access.role_of(self.user, project))
+        if not access.grants(role, Role.APPROVER):
             return ROLE_MESSAGE
         groups = deciding_groups(action)
-        if groups and not Group.objects.filter(project=project, name__in=groups, members=self.user).exists():
+        if groups and not self._once(("groups", project), lambda: self._groups_in(project)).intersection(groups):
             return f'The policy "{policy["name"]}" lets only members of {", ".join(groups)} decide this action.'
         return None
+
+    def _once(self, key, look_up):
+        if key not in self._looked_up:
+            self._looked_up[key] = look_up()
+        return self._looked_up[key]
+
+    def _groups_in(self, project):
+        return set(Group.objects.filter(project=project, members=self.user).values_list("name", flat=True))
 
 
 def deciding_groups(action):

@@ -2,18 +2,20 @@
 (docs/dashboard.md, "Batch decisions").
 
 A batch is the set of waiting actions a decision would resolve: those among
-the selected ones, or every waiting action (on every page). Its confirmation
-lists them, and carries the batch's fingerprint; the confirmed decision is
-carried out only if the batch it finds then has the same fingerprint, so what
-is decided is exactly what was shown. The decision itself is all or nothing.
+the selected ones, or every waiting action the page's filters match (on every
+page). Its confirmation lists them, and carries the batch's fingerprint; the
+confirmed decision is carried out only if the batch it finds then has the same
+fingerprint, so what is decided is exactly what was shown. The decision itself
+is all or nothing.
 """
 
 import hashlib
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.utils import timezone
 
-from historyhub.dashboard import destructive
+from historyhub.dashboard import destructive, inbox
 from historyhub.history import client_actions
 from historyhub.projects import keys
 
@@ -54,8 +56,9 @@ class Batch:
         ]
 
 
-def every_waiting(project):
-    return Batch(list(client_actions.listing(project, status="waiting")))
+def every_waiting(project, criteria):
+    """Every waiting action of ``project`` that the inbox's filters (``inbox.Criteria``) match, oldest first."""
+    return Batch(list(inbox.matching(project, criteria, timezone.now())))
 
 
 def waiting_among(project, keys):

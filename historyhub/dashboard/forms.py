@@ -1,8 +1,10 @@
-"""The dashboard's inputs: session filters, timeline addresses, poll cursors and decisions."""
+"""The dashboard's inputs: session and inbox filters, timeline addresses, poll cursors and decisions."""
 
 import json
 
 from django import forms
+from django.http import QueryDict
+from django.utils.http import urlencode
 
 from historyhub.approvals.decisions import BUTTONS, WITHOUT_ANSWER, Decision
 from historyhub.dashboard import answer_form
@@ -54,8 +56,95 @@ class SessionFilters(forms.Form):
         return self.cleaned_data.get("page") or 1
 
 
-class PageQuery(forms.Form):
+class OfferedName(forms.ChoiceField):
+    """One of the names offered, or any other: a name that waits no more stays chosen."""
+
+    def valid_value(self, value):
+        return len(value) <= 200
+
+
+class InboxFilters(forms.Form):
+    """Which waiting actions the approvals page shows, and how (docs/dashboard.md, "The approvals inbox").
+
+    Agent, tool and policy are offered as the names of what waits now (``offer``), but any name is taken:
+    a filter stays as it was when the last action it matched is decided, rather than showing everything.
+    """
+
+    q = forms.CharField(
+        required=False,
+        max_length=200,
+        label="Search",
+        widget=forms.SearchInput(attrs={"placeholder": "Search tools, arguments, descriptions", "autocomplete": "off"}),
+    )
+    agent = OfferedName(required=False)
+    tool = OfferedName(required=False)
+    policy = OfferedName(required=False)
+    age = forms.ChoiceField(
+        required=False,
+        choices=[("", "Any age"), ("1h", "Older than 1 hour"), ("1d", "Older than 1 day"), ("1w", "Older than 1 week")],
+    )
+    expiring = forms.BooleanField(required=False, label="Expiring within 1 hour")
+    sort = forms.ChoiceField(
+        required=False,
+        choices=[("", "Oldest first"), ("newest", "Newest first"), ("expiring", "Expiring soonest")],
+    )
+    group = forms.ChoiceField(required=False, choices=[("", "No grouping"), ("tool", "Grouped by tool")])
     page = forms.IntegerField(required=False, min_value=1)
+
+    def offer(self, choices):
+        """Offer these agents, tools and policies (``inbox.Choices``), and the one chosen if it waits no more."""
+        offered = {
+            "agent": ("Any agent", choices.agents),
+            "tool": ("Any tool", choices.tools),
+            "policy": ("Any policy", choices.policies),
+        }
+        for name, (anything, names) in offered.items():
+            chosen = self.data.get(name) or ""
+            if chosen and chosen not in names:
+                names = [*names, chosen]
+            self.fields[name].choices = [("", anything), *[(value, value) for value in names]]
+        return self
+
+    def criteria(self):
+        """The valid filters as ``inbox.Criteria`` takes them; a value that is not valid is left out."""
+        self.is_valid()
+        data = self.cleaned_data
+        return {
+            "agent": data.get("agent") or "",
+            "tool": data.get("tool") or "",
+            "policy": data.get("policy") or "",
+            "age": data.get("age") or "",
+            "expiring": bool(data.get("expiring")),
+            "q": data.get("q") or "",
+            "sort": data.get("sort") or "oldest",
+            "group": data.get("group") or "",
+        }
+
+    def page_number(self):
+        self.is_valid()
+        return self.cleaned_data.get("page") or 1
+
+    @property
+    def in_use(self):
+        """The valid filters that narrow or order the list, as a query string without the page ("" for none)."""
+        self.is_valid()
+        chosen = [
+            (name, "on" if value is True else value)
+            for name, value in self.cleaned_data.items()
+            if value and name != "page"
+        ]
+        return urlencode(chosen)
+
+
+class InboxPlace(forms.Form):
+    """Where on the approvals page a decision was made: the filters in use and the page, to show it again."""
+
+    filters = forms.CharField(required=False, max_length=2000)
+    page = forms.IntegerField(required=False, min_value=1)
+
+    def inbox_filters(self):
+        self.is_valid()
+        return InboxFilters(QueryDict(self.cleaned_data.get("filters") or ""))
 
     def page_number(self):
         self.is_valid()
@@ -174,7 +263,7 @@ class ActionKeysField(forms.Field):
         return sorted(keys)
 
 
-class SelectedDecisionForm(forms.Form):
+class SelectedDecisionForm(InboxPlace):
     """Approve or reject the selected client actions, or every waiting one, each with its original arguments.
 
     A decision on more than one is confirmed: ``confirmed`` with the ``fingerprint`` of the set the
@@ -185,7 +274,6 @@ class SelectedDecisionForm(forms.Form):
     all_waiting = forms.BooleanField(required=False)
     decision = DecisionField(WITHOUT_ANSWER)
     comment = CommentField(required=False)
-    page = forms.IntegerField(required=False, min_value=1)
     confirmed = forms.BooleanField(required=False)
     fingerprint = forms.CharField(required=False, max_length=64)
 

@@ -21,6 +21,7 @@ project_pages = [
     ),
     path("approvals/", views.approvals, name="approvals"),
     path("approvals/decisions/", views.decide_selected, name="decide_selected"),
+    path("approvals/decisions/<str:session_id>/<path:call_id>/", views.decide_action, name="decide_action"),
     path("approvals/count/", views.inbox_count, name="inbox_count"),
     path("policies/", policy_views.policy_page, name="policies"),
     path("settings/", views.project_settings, name="settings"),

@@ -8,6 +8,7 @@ shows gets 204 No Content when nothing changed. Decisions go through
 """
 
 from functools import wraps
+from typing import NamedTuple
 
 from django.conf import settings
 from django.contrib import messages
@@ -17,6 +18,7 @@ from django.db.models import Count, Max
 from django.http import Http404, HttpResponse, HttpResponseBadRequest, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -24,12 +26,13 @@ from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retar
 
 from historyhub import live
 from historyhub.approvals.deciders import ROLE_MESSAGE, Decider
-from historyhub.approvals.decisions import DONE, WITHOUT_ANSWER, Decision, buttons_for
-from historyhub.dashboard import batch, destructive, json_preview, media, settings_forms, stream, timeline
+from historyhub.approvals.decisions import DONE, buttons_for
+from historyhub.dashboard import batch, inbox, json_preview, media, settings_forms, stream, timeline
 from historyhub.dashboard.forms import (
     CursorQuery,
     DecisionForm,
-    PageQuery,
+    InboxFilters,
+    InboxPlace,
     SelectedDecisionForm,
     SessionFilters,
     TimelineQuery,
@@ -237,25 +240,7 @@ def decide_entry(request, session_id, entry_id):
     if action is None:
         raise Http404("No such client action card.")
     form = DecisionForm(request.POST, buttons=buttons_for(action.allowed), response_schema=action.response_schema)
-    status = 200
-    if form.is_valid():
-        try:
-            client_actions.decide(
-                session.id,
-                action.call_id,
-                decision=form.cleaned_data["decision"],
-                comment=form.cleaned_data["comment"],
-                arguments=form.cleaned_data["arguments"],
-                response=form.cleaned_data["response"],
-                decider=Decider.person(request.user),
-            )
-        except Forbidden as refused:
-            raise PermissionDenied(refused.message) from None
-        except DomainError as error:
-            form.add_error(None, error.message)
-            status = error.status
-    else:
-        status = 422
+    status = decide_by_form(request, session, action, form).status
 
     if not request.htmx:
         if status == 200:
@@ -277,6 +262,35 @@ def decide_entry(request, session_id, entry_id):
     return render(
         request, "dashboard/fragments/decision_result.html", {"session": session, "card": card}, status=status
     )
+
+
+class Decided(NamedTuple):
+    status: int  # 200, or the status of the reason nothing was decided
+    still_waiting: bool = False  # one approval of several was counted
+
+
+def decide_by_form(request, session, action, form):
+    """Carry out a card's decision form on ``action`` as the person; why it was not is in the form's errors.
+
+    Whether the person may is the domain's to say (``client_actions.decide``): a refusal is the 403 page."""
+    if not form.is_valid():
+        return Decided(422)
+    try:
+        resolved = client_actions.decide(
+            session.id,
+            action.call_id,
+            decision=form.cleaned_data["decision"],
+            comment=form.cleaned_data["comment"],
+            arguments=form.cleaned_data["arguments"],
+            response=form.cleaned_data["response"],
+            decider=Decider.person(request.user),
+        )
+    except Forbidden as refused:
+        raise PermissionDenied(refused.message) from None
+    except DomainError as error:
+        form.add_error(None, error.message)
+        return Decided(error.status)
+    return Decided(200, resolved.action.is_waiting)
 
 
 @require_GET
@@ -320,27 +334,45 @@ def approvals_stamp(actions):
     return f"{state['count']}-{state['newest'] or 0}"
 
 
-def approvals_context(actions, stamp, page):
-    paged = paging.page_of(actions, page, APPROVALS_PAGE_SIZE)
+def with_page(query, page):
+    return f"{query}&page={page}" if query else f"page={page}"
+
+
+class Refused(NamedTuple):
+    """A decision refused at an approvals card: the card shows the form again, errors beside what was typed."""
+
+    action_pk: int
+    form: DecisionForm
+
+
+def approvals_context(request, filters, page, now, stamp=None, refused=None):
+    """A page of the waiting actions ``filters`` (InboxFilters) match, as cards (grouped by tool when asked),
+    links that keep the filters, and the stamp a live refresh compares."""
+    criteria = inbox.Criteria(**filters.criteria())
+    matching = inbox.matching(request.project.pk, criteria, now)
+    shown = inbox.with_conversation(inbox.ordered(matching, criteria))
+    paged = paging.page_of(shown, page, APPROVALS_PAGE_SIZE)
     if not paged.items and page > 1:
         # The last actions of this page were just decided: show the last page there is.
-        paged = paging.page_of(actions, pages(paged.total, APPROVALS_PAGE_SIZE), APPROVALS_PAGE_SIZE)
-    context = {"stamp": stamp, **page_context(paged)}
-    context["rows"] = [approval_row(action) for action in paged.items]
-    return context
-
-
-def approval_row(action):
-    """What an approvals card shows of its action beyond the record: bounded arguments, hidden characters
-    and why it looks destructive."""
+        paged = paging.page_of(shown, pages(paged.total, APPROVALS_PAGE_SIZE), APPROVALS_PAGE_SIZE)
+    # One decider for the page: it looks the person's role and groups up once for every card.
+    decider = Decider.person(request.user)
+    rows = [inbox.card(action, decider, now) for action in paged.items]
+    for row in rows:
+        if refused is not None and row["action"].pk == refused.action_pk:
+            row["form"] = refused.form
+            if row["may_respond"]:
+                row["answer_form"] = refused.form
+    query = filters.in_use
     return {
-        "action": action,
-        "destructive": destructive.reasons(action.name, action.arguments_json),
-        # Answering needs the answer form of the session's card; the list decides what needs nothing typed.
-        "buttons": [decision for decision in buttons_for(action.allowed) if decision in WITHOUT_ANSWER],
-        "may_respond": Decision.RESPOND in action.allowed,
-        **timeline.action_view(action),
-        **timeline.votes_view(action),
+        **page_context(paged),
+        "rows": rows,
+        "groups": inbox.groups(rows, criteria, matching),
+        "grouped": criteria.group == "tool",
+        "narrowed": criteria.narrowed,
+        "stamp": stamp or approvals_stamp(matching),
+        "filters_query": query,
+        "list_query": with_page(query, paged.page),
     }
 
 
@@ -348,22 +380,59 @@ def approval_row(action):
 @project_page
 @vary_on_headers("HX-Request")
 def approvals(request):
-    actions = client_actions.listing(request.project.pk, status="waiting")
-    stamp = approvals_stamp(actions)
-    if request.GET.get("since") == stamp:
+    """The waiting actions, filtered, sorted and grouped as the query asks (docs/dashboard.md, "The approvals
+    inbox"); an htmx request gets the list alone, a live refresh 204 while it is unchanged."""
+    now = timezone.now()
+    filters = InboxFilters(request.GET)
+    stamp = approvals_stamp(inbox.matching(request.project.pk, inbox.Criteria(**filters.criteria()), now))
+    polled = "since" in request.GET
+    if polled and request.GET["since"] == stamp:
         return HttpResponse(status=204)
-    context = approvals_context(actions, stamp, PageQuery(request.GET).page_number())
+    context = approvals_context(request, filters, filters.page_number(), now, stamp)
     if request.htmx:
         # A poll keeps what the person typed or ticked while the list changed under them.
-        return render(request, "dashboard/fragments/approval_list.html", {**context, "preserve": True})
+        response = render(request, "dashboard/fragments/approval_list.html", {**context, "preserve": polled})
+        if not polled:
+            # The address bar gets the filters in use, not every empty field of the form.
+            push_url(response, f"{request.path}?{urlencode(in_use(request.GET))}".rstrip("?"))
+        return response
+    context["filters"] = filters.offer(inbox.choices(request.project.pk, now))
     return render(request, "dashboard/approvals.html", context)
+
+
+@require_POST
+@project_page
+def decide_action(request, session_id, call_id):
+    """Decide one waiting client action at its approvals card as at its timeline card: any decision the card
+    offers, with edited arguments or an answer (docs/dashboard.md, "The approvals inbox")."""
+    session = session_or_404(request, session_id)
+    action = ClientAction.objects.filter(session=session, call_id=call_id).first()
+    if action is None:
+        raise Http404("No such client action.")
+    form = DecisionForm(
+        request.POST,
+        buttons=buttons_for(action.allowed),
+        response_schema=action.response_schema,
+        auto_id=inbox.answer_ids(action),
+    )
+    outcome = decide_by_form(request, session, action, form)
+    place = InboxPlace(request.POST)
+    if outcome.status != 200:
+        for error in form.non_field_errors():
+            messages.error(request, f"{error} Nothing was decided.")
+        return decided(request, place, outcome.status, Refused(action.pk, form))
+    if outcome.still_waiting:
+        messages.success(request, "Your approval was counted; the action waits for more approvals.")
+    else:
+        messages.success(request, f"{DONE[form.cleaned_data['decision']]} 1 action.")
+    return decided(request, place, outcome.status)
 
 
 @require_POST
 @project_page
 def decide_selected(request):
     """Approve or reject one waiting client action from the approvals page, or, once confirmed,
-    several of them or every waiting one (docs/dashboard.md, "Batch decisions")."""
+    several of them or every waiting one the filters match (docs/dashboard.md, "Batch decisions")."""
     if not access.grants(request.role, Role.APPROVER):
         # Nothing to confirm for someone who may decide nothing here; each action is the domain's to check.
         raise PermissionDenied(ROLE_MESSAGE)
@@ -376,7 +445,10 @@ def decide_selected(request):
     project = request.project.pk
     selected = [(keys.session_key(project, session_id), call_id) for session_id, call_id in data["selected"]]
     if form.needs_confirmation:
-        found = batch.every_waiting(project) if data["all_waiting"] else batch.waiting_among(project, selected)
+        if data["all_waiting"]:
+            found = batch.every_waiting(project, inbox.Criteria(**form.inbox_filters().criteria()))
+        else:
+            found = batch.waiting_among(project, selected)
         if not data["confirmed"]:
             return confirmation(request, form, found)
         if data["fingerprint"] != found.fingerprint:
@@ -399,14 +471,21 @@ def decide_selected(request):
     return decided(request, form, status)
 
 
-def decided(request, form, status):
-    """The approvals page after a decision (or a refusal): the list as it is now, or, without htmx, a redirect to it."""
-    page = form.cleaned_data.get("page") or 1
+def decided(request, place, status, refused=None):
+    """The approvals page after a decision (or a refusal) made at ``place`` (an InboxPlace: its filters and
+    page): with htmx the list as it is now; without, a redirect to it, or the page itself when a card shows
+    the form it refused."""
+    filters, page = place.inbox_filters(), place.page_number()
+    now = timezone.now()
     if request.htmx:
-        actions = client_actions.listing(request.project.pk, status="waiting")
-        context = approvals_context(actions, approvals_stamp(actions), page)
+        context = approvals_context(request, filters, page, now, refused=refused)
         return render(request, "dashboard/fragments/approvals_result.html", context, status=status)
-    return redirect(f"{reverse('dashboard:approvals', args=[request.project.pk])}?{urlencode({'page': page})}")
+    if refused is not None:
+        context = approvals_context(request, filters, page, now, refused=refused)
+        context["filters"] = filters.offer(inbox.choices(request.project.pk, now))
+        return render(request, "dashboard/approvals.html", context, status=status)
+    url = reverse("dashboard:approvals", args=[request.project.pk])
+    return redirect(f"{url}?{with_page(filters.in_use, page)}")
 
 
 def confirmation(request, form, found, changed=False):
@@ -414,6 +493,9 @@ def confirmation(request, form, found, changed=False):
     by htmx, a page of its own without. 409 when what waits changed since the last confirmation."""
     data = form.cleaned_data
     rows = found.rows()
+    filters = form.inbox_filters()
+    filters_query = filters.in_use
+    page = form.page_number()
     context = {
         "batch": found,
         "rows": rows,
@@ -421,7 +503,10 @@ def confirmation(request, form, found, changed=False):
         "decision": data["decision"],
         "comment": data["comment"],
         "all_waiting": data["all_waiting"],
-        "page": data["page"] or 1,
+        "page": page,
+        "filters_query": filters_query,
+        "narrowed": inbox.Criteria(**filters.criteria()).narrowed,
+        "list_query": with_page(filters_query, page),
         "changed": changed,
     }
     status = 409 if changed else 200

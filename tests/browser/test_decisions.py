@@ -89,7 +89,9 @@ def reject_the_parcel(page):
 
 
 def decisions_sent(log, server):
-    return [parse_qs(request.post_data) for request in log.to(f"{server.url}{DECISIONS}", "POST")]
+    """The decisions the page sent, one card's or several: (the path after DECISIONS, the form sent)."""
+    prefix = f"{server.url}{DECISIONS}"
+    return [(request.url.removeprefix(prefix), parse_qs(request.post_data)) for request in log.to(prefix, "POST")]
 
 
 def test_enter_in_a_comment_or_on_a_checkbox_of_the_approvals_page_decides_nothing(
@@ -111,8 +113,8 @@ def test_enter_in_a_comment_or_on_a_checkbox_of_the_approvals_page_decides_nothi
     box.check()
     box.press("Enter")
     reject_the_parcel(page)
-    [sent] = decisions_sent(log, asgi_live_server)
-    assert (sent["selected"], sent["decision"]) == (["parcel-9/call_parcel"], ["reject"])
+    [(action, sent)] = decisions_sent(log, asgi_live_server)
+    assert (action, sent["decision"]) == ("parcel-9/call_parcel/", ["reject"])
     assert status("invoice-7", "call_invoice") == "waiting" and status("refund-1", "call_refund") == "waiting"
 
 

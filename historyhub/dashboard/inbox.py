@@ -1,0 +1,232 @@
+"""The approvals inbox (docs/dashboard.md, "The approvals inbox"): which waiting actions a person asked to see,
+in which order, and what each card tells beyond the action itself, so that it is enough to decide on.
+
+Every query starts from ``client_actions.listing``, scoped to one project; the filters narrow the waiting
+actions the (status, created_at) and (status, expires_at) indexes find. A page of cards costs the same few
+queries whatever its length: the sessions come joined, the votes prefetched, and the conversation before
+each action as two subqueries of the one query that reads the page.
+"""
+
+import math
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import NamedTuple
+
+from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db.models.functions import Substr
+
+from historyhub.dashboard import argument_tree, destructive, timeline
+from historyhub.dashboard.forms import DecisionForm
+from historyhub.history import client_actions, jsonvalues
+from historyhub.history.models import TimelineEntry
+
+AGES = {"1h": timedelta(hours=1), "1d": timedelta(days=1), "1w": timedelta(weeks=1)}
+EXPIRING_SOON = timedelta(hours=1)
+SORTS = {
+    "oldest": ("created_at", "pk"),
+    "newest": ("-created_at", "-pk"),
+    "expiring": (F("expires_at").asc(nulls_last=True), "created_at", "pk"),
+}
+# What a card quotes of the conversation before the action: up to EXCERPT_CHARS characters of each message,
+# the first SHORT_CHARS of them in view and the rest folded.
+EXCERPT_CHARS = 1000
+SHORT_CHARS = 200
+# The session's metadata a card shows: its first entries, each value cut to a line.
+METADATA_SHOWN = 4
+METADATA_CHARS = 80
+
+
+@dataclass(frozen=True)
+class Criteria:
+    """What the person asked to see; "" (or False) is "any"."""
+
+    agent: str = ""
+    tool: str = ""
+    policy: str = ""
+    age: str = ""  # a key of AGES: asked longer ago than that
+    expiring: bool = False  # expires within EXPIRING_SOON
+    q: str = ""  # in the tool's name, its arguments or its description
+    sort: str = "oldest"  # a key of SORTS
+    group: str = ""  # "tool": grouped by tool, each group sorted by ``sort``
+
+    @property
+    def narrowed(self):
+        """Whether some waiting actions are left out (sorting and grouping leave none out)."""
+        return any((self.agent, self.tool, self.policy, self.age, self.expiring, self.q))
+
+
+def json_object_starting(key, value):
+    """How the JSON text of an object whose first key is ``key`` begins, as ``jsonvalues.dumps`` writes it."""
+    return jsonvalues.dumps({key: value})[:-1] + ","
+
+
+def governed_by(name):
+    """Actions governed by the policy ``name``: the snapshot on an action is ``jsonvalues.dumps`` of
+    ``Policy.as_dict()``, whose first key is the name."""
+    return Q(policy_json__startswith=json_object_starting("name", name))
+
+
+def matching(project, criteria, now):
+    """The waiting actions of ``project`` that meet ``criteria``, oldest first."""
+    actions = client_actions.listing(project, status="waiting", agent=criteria.agent or None, now=now)
+    if criteria.tool:
+        actions = actions.filter(name=criteria.tool)
+    if criteria.policy:
+        actions = actions.filter(governed_by(criteria.policy))
+    if criteria.age in AGES:
+        actions = actions.filter(created_at__lte=now - AGES[criteria.age])
+    if criteria.expiring:
+        actions = actions.filter(expires_at__lte=now + EXPIRING_SOON)
+    if criteria.q:
+        q = criteria.q
+        actions = actions.filter(Q(name__icontains=q) | Q(description__icontains=q) | Q(arguments_json__icontains=q))
+    return actions
+
+
+def ordered(actions, criteria):
+    order = SORTS.get(criteria.sort, SORTS["oldest"])
+    return actions.order_by(*(("name", *order) if criteria.group == "tool" else order))
+
+
+def said_before(role):
+    """The start of the last ``role`` message with text before the action took its place in the session.
+
+    A message entry's data is ``{"role": …, "content": …}``, in that order (``Projection.add_message``).
+    The session's (session, epoch, seq) index reads its entries backwards from the end of the epoch.
+    """
+    before = TimelineEntry.objects.filter(
+        session=OuterRef("session"),
+        epoch=OuterRef("epoch"),
+        type="message",
+        order__lt=OuterRef("order"),
+        data__startswith=json_object_starting("role", role),
+    ).exclude(text="")
+    return Subquery(before.order_by("-seq").values(excerpt=Substr("text", 1, EXCERPT_CHARS + 1))[:1])
+
+
+def with_conversation(actions):
+    return actions.annotate(user_said=said_before("user"), agent_said=said_before("assistant"))
+
+
+class Choices(NamedTuple):
+    agents: list
+    tools: list
+    policies: list
+
+
+def choices(project, now):
+    """The agents, tools and policies of the actions waiting in ``project``, for the filters to offer."""
+    found = (
+        client_actions.listing(project, status="waiting", now=now)
+        .order_by()
+        .values_list("session__agent", "name", "policy_json")
+        .distinct()
+    )
+    agents, tools, policies = set(), set(), set()
+    for agent, tool, policy in found:
+        agents.add(agent)
+        tools.add(tool)
+        if policy:
+            policies.add(jsonvalues.loads(policy)["name"])
+    return Choices(sorted(agents), sorted(tools), sorted(policies))
+
+
+class Group(NamedTuple):
+    tool: str  # "" when the list is not grouped
+    count: int  # the tool's actions on every page
+    rows: list
+
+
+def groups(rows, criteria, actions):
+    """A page's cards under a heading per tool when ``criteria`` groups them (``actions``, every page of them,
+    gives each tool's count), else in one group without a heading."""
+    if criteria.group != "tool":
+        return [Group("", len(rows), rows)]
+    tools = {row["action"].name for row in rows}
+    counts = dict(actions.filter(name__in=tools).order_by().values_list("name").annotate(count=Count("pk")))
+    found = []
+    for row in rows:
+        tool = row["action"].name
+        if not found or found[-1].tool != tool:
+            found.append(Group(tool, counts.get(tool, 0), []))
+        found[-1].rows.append(row)
+    return found
+
+
+# Cards --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    text: str
+    cut: bool  # the message goes on beyond ``text``
+
+    @property
+    def is_short(self):
+        return len(self.text) <= SHORT_CHARS and not self.cut
+
+    @property
+    def opening(self):
+        return self.text[:SHORT_CHARS].rstrip() + "…"
+
+
+def excerpt(text):
+    if not text:
+        return None
+    return Excerpt(text[:EXCERPT_CHARS], len(text) > EXCERPT_CHARS)
+
+
+def key_metadata(session):
+    """The session's first METADATA_SHOWN metadata entries as (key, short text), and how many more it has."""
+    metadata = session.metadata
+    shown = []
+    for key, value in list(metadata.items())[:METADATA_SHOWN]:
+        text = value if isinstance(value, str) else jsonvalues.dumps(value)
+        shown.append((key, text if len(text) <= METADATA_CHARS else text[: METADATA_CHARS - 1] + "…"))
+    return shown, max(0, len(metadata) - METADATA_SHOWN)
+
+
+def countdown(until, now):
+    """How long until ``until``: "in 9 min", "in 2 h 5 min", "in 3 d 4 h"; static/js/approvals.js writes the
+    same as time passes."""
+    seconds = (until - now).total_seconds()
+    if seconds <= 0:
+        return "expired"
+    minutes = math.ceil(seconds / 60)
+    if minutes < 60:
+        return f"in {minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"in {hours} h" + (f" {minutes} min" if minutes else "")
+    days, hours = divmod(hours, 24)
+    return f"in {days} d" + (f" {hours} h" if hours else "")
+
+
+def answer_ids(action):
+    """The ids of a card's answer fields: one page shows the answer forms of many actions."""
+    return f"action-{action.pk}-%s"
+
+
+def card(action, decider, now):
+    """What an approvals card shows of its action: who asked and in which conversation, its arguments (a tree
+    when they are small enough to show whole), its policy and votes, and the decisions it offers."""
+    metadata, more_metadata = key_metadata(action.session)
+    shown = {
+        "action": action,
+        "destructive": destructive.reasons(action.name, action.arguments_json),
+        "refused": decider.reason_not_to_decide(action) or "",
+        "user_said": excerpt(getattr(action, "user_said", None)),
+        "agent_said": excerpt(getattr(action, "agent_said", None)),
+        "metadata": metadata,
+        "more_metadata": more_metadata,
+        **timeline.action_view(action),
+        **timeline.choices_view(action),
+    }
+    if shown["answer_form"] is not None:
+        shown["answer_form"] = DecisionForm(response_schema=action.response_schema, auto_id=answer_ids(action))
+    shown["tree"] = argument_tree.render(action.arguments) if shown["arguments"].complete else None
+    shown["copy_target"] = f"#arguments-json-{action.pk}"
+    if action.expires_at is not None:
+        shown["expires_in"] = countdown(action.expires_at, now)
+        shown["expires_soon"] = action.expires_at - now <= EXPIRING_SOON
+    return shown
