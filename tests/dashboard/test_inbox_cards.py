@@ -159,7 +159,9 @@ def test_the_expiry_is_an_absolute_time_with_how_long_is_left(viewer_client, ref
 def test_the_policy_and_the_votes_so_far_are_on_the_card(approver_client, db):
     ada = make_member("ada", Role.APPROVER)
     Group.objects.create(project_id="default", name="finance").members.set([ada])
-    policies.replace("default", [{"name": "two from finance", "approverGroups": ["finance"], "requiredApprovals": 2}])
+    policies.replace(
+        "default", [{"name": "two from finance", "approverGroups": ["finance"], "requiredApprovals": 2}], actor="tests"
+    )
     sessions.ensure(agent="supportAgent", session_id="r9")
     client_actions.open_action("r9", call_id="r1", name="issue_refund", arguments={"amount": 20000})
     client_actions.decide("r9", "r1", decision="approve", decider=Decider.person(ada))
@@ -252,7 +254,7 @@ def test_a_card_decision_sent_without_its_buttons_decides_nothing_and_says_which
 
 
 def test_an_approval_of_several_needed_says_it_was_counted(approver_client, db):
-    policies.replace("default", [{"name": "two", "requiredApprovals": 2}])
+    policies.replace("default", [{"name": "two", "requiredApprovals": 2}], actor="tests")
     sessions.ensure(agent="a", session_id="two")
     client_actions.open_action("two", call_id="c", name="pay", arguments={})
     response = post(approver_client, decision_url("two", "c"), {"decision": "approve"}, htmx=True)
@@ -289,7 +291,7 @@ def test_a_card_decision_without_the_csrf_token_is_refused(approver_client, refu
 def busy_inbox(count):
     """``count`` waiting actions, each in a session of its own with a conversation, metadata, a policy and a vote."""
     bo = make_member(f"bo{count}", Role.APPROVER)
-    policies.replace("default", [{"name": "two", "requiredApprovals": 2}])
+    policies.replace("default", [{"name": "two", "requiredApprovals": 2}], actor="tests")
     for number in range(count):
         session_id = f"busy-{count}-{number}"
         sessions.ensure(agent=f"agent{number % 3}", session_id=session_id, metadata={"n": number})

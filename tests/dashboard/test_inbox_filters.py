@@ -31,7 +31,9 @@ def in_minutes(minutes):
 def inbox(db):
     """Three waiting actions of the default project, asked two days, three hours and a moment ago, and one of
     another project that matches every filter but the project."""
-    policies.replace("default", [{"name": "support refunds", "agents": ["supportAgent"], "actions": ["issue_refund"]}])
+    policies.replace(
+        "default", [{"name": "support refunds", "agents": ["supportAgent"], "actions": ["issue_refund"]}], actor="tests"
+    )
     sessions.ensure(agent="supportAgent", session_id="s-ada", name="Refund for Ada")
     sessions.ensure(agent="billingAgent", session_id="s-chen", name="Invoice for Chen")
     client_actions.open_action(
@@ -56,7 +58,7 @@ def inbox(db):
     ClientAction.objects.filter(call_id="refund").update(created_at=now - timedelta(hours=3))
 
     administration.create_project("acme", "Acme")
-    policies.replace("acme", [{"name": "support refunds", "actions": ["*"]}])
+    policies.replace("acme", [{"name": "support refunds", "actions": ["*"]}], actor="tests")
     acme = keys.session_key("acme", "s-ada")
     sessions.ensure(agent="supportAgent", project="acme", session_id="s-ada", name="Acme's refund")
     client_actions.open_action(
