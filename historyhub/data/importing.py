@@ -1,10 +1,10 @@
 """Import: the lines of an export recreated in a project, as they were (docs/data.md, "Import").
 
 Sessions, their whole log (positions and epochs), client actions and parked runs keep their ids, times and
-states, so an export of them equals the lines imported. The timeline is not part of an export: an imported
-session's dashboard timeline starts empty, and its log, actions and runs read as exported. An import is one
-transaction: a line whose session id the project holds already, or any line that is not valid, and nothing
-of it is imported.
+states, so an export of them equals the lines imported. The timeline is not part of an export: the log and the
+actions go through the write path again (``historyhub.history.replay``), which projects the timeline, the cards,
+the counters and the search rows as it did for the original. An import is one transaction: a line whose session
+id the project holds already, or any line that is not valid, and nothing of it is imported.
 """
 
 from django.conf import settings
@@ -13,28 +13,15 @@ from django.utils.dateparse import parse_datetime
 
 from historyhub.approvals.decisions import DEFAULT_ALLOWED, SENT, Decision
 from historyhub.approvals.models import Vote
-from historyhub.history import bulk, jsonvalues, validation
-from historyhub.history.dialects import base
+from historyhub.history import jsonvalues, validation
 from historyhub.history.errors import InvalidInput, SessionConflict
-from historyhub.history.models import ClientAction, ClientActionStatus, Item, RunStatus, Session, SessionStatus
+from historyhub.history.models import ClientAction, ClientActionStatus, RunStatus, Session, SessionStatus
+from historyhub.history.replay import LoggedItem, replay
 from historyhub.projects import keys
 from historyhub.runs.models import Run
 
 # The levels a line adds around the values it carries: {session: {metadata: …}}, {items: [{item: …}]}.
 LINE_ENVELOPE = 3
-ITEM_COLUMNS = (
-    "session_id",
-    "epoch",
-    "position",
-    "item_key",
-    "type",
-    "role",
-    "call_id",
-    "injected",
-    "received_at",
-    "data",
-    "usage_json",
-)
 
 
 def import_lines(project, lines, *, on_done=None):
@@ -72,13 +59,9 @@ def _import_session(project, line):
         agent=validation.identifier(snapshot.get("agent"), "session.agent"),
         name=validation.text(snapshot.get("name") or "", "session.name")[:500],
         status=validation.choice(snapshot.get("status"), SessionStatus.values, "session.status"),
-        run_status=validation.choice(snapshot.get("runStatus"), RunStatus.values, "session.runStatus", nullable=True),
     )
+    run_status = validation.choice(snapshot.get("runStatus"), RunStatus.values, "session.runStatus", nullable=True)
     session.metadata = validation.metadata(snapshot.get("metadata"))
-    usage = snapshot.get("usage")
-    if usage is not None and not (isinstance(usage, dict) and all(isinstance(v, int) for v in usage.values())):
-        raise InvalidInput("session.usage must be null or an object of whole numbers.")
-    session.usage_json = jsonvalues.dumps(usage) if usage else None
     lineage = snapshot.get("lineage")
     if lineage is not None:
         lineage = _object(lineage, "session.lineage")
@@ -90,54 +73,25 @@ def _import_session(project, line):
             validation.text(lineage.get("parentCallId") or "", "lineage"),
         )
     created_at, updated_at = _time(snapshot, "createdAt"), _time(snapshot, "updatedAt")
-    rows = _items(line["items"])
-    session.epoch = max((epoch for _, epoch, _ in rows), default=0)
-    current = [position for position, epoch, _ in rows if epoch == session.epoch]
-    session.next_position = (rows[-1][0] + 1) if rows else 1
-    session.epoch_start = current[0] if current else session.next_position
-    session.item_count = len(current)
-    session.version = 1
-    session.save(force_insert=True)
-    bulk.insert(
-        Item,
-        ITEM_COLUMNS,
-        [
-            (
-                key,
-                epoch,
-                position,
-                base.item_id(item),
-                jsonvalues.column_text(base.item_type(item))[:64],
-                jsonvalues.column_text(base.role(item))[:32],
-                base.call_id(item),
-                False,
-                bulk.datetime_value(updated_at),
-                text,
-                jsonvalues.dumps(base.item_usage(item)) if base.item_usage(item) else None,
-            )
-            for position, epoch, (item, text) in rows
-        ],
-    )
-    actions = _client_actions(session, line["clientActions"])
+    items = _items(line["items"])
+    exported_actions = _client_actions(line["clientActions"])
+    # Usage and itemCount are what the log says: the replay sums and counts them again.
+    actions = replay(session, items, exported_actions, since=created_at, run_status=run_status)
+    Vote.objects.bulk_create(vote for action in exported_actions for vote in _bound(action, actions[action.call_id]))
     _runs(session, line["runs"], actions)
-    waiting = [action for action in actions.values() if action.status == ClientActionStatus.WAITING]
-    session.waiting_count = len(waiting)
-    unbounded = any(action.expires_at is None for action in waiting)
-    session.waiting_until = None if unbounded or not waiting else max(action.expires_at for action in waiting)
-    session.save(update_fields=["waiting_count", "waiting_until"])
-    # Saving sets both times to now (auto_now): they are put back as exported.
+    # The writes set both times to now: they are put back as exported.
     Session.objects.filter(pk=key).update(created_at=created_at, updated_at=updated_at)
 
 
 def _items(values):
-    """[(position, epoch, (item, text))], positions rising, epochs never falling."""
+    """[LoggedItem], positions rising, epochs never falling."""
     if not isinstance(values, list):
         raise InvalidInput("items must be an array.")
     rows, last = [], (0, 0)
     for index, entry in enumerate(values):
         entry = _object(entry, f"items[{index}]")
         position, epoch = entry.get("position"), entry.get("epoch")
-        if not _whole(position) or not _whole(epoch) or (position, epoch) <= last or epoch < last[1]:
+        if not _whole(position) or not _whole(epoch) or position <= last[0] or epoch < last[1]:
             raise InvalidInput(f"items[{index}] needs a position above the one before and an epoch not below it.")
         rows.append((position, epoch, entry.get("item")))
         last = (position, epoch)
@@ -145,10 +99,14 @@ def _items(values):
     checked = []
     for start in range(0, len(rows), limit):
         checked.extend(validation.items([item for _, _, item in rows[start : start + limit]]))
-    return [(position, epoch, pair) for (position, epoch, _), pair in zip(rows, checked, strict=True)]
+    return [
+        LoggedItem(position, epoch, item, text)
+        for (position, epoch, _), (item, text) in zip(rows, checked, strict=True)
+    ]
 
 
-def _client_actions(session, values):
+def _client_actions(values):
+    """The exported actions as unsaved rows, oldest first, each with its votes (``imported_votes``)."""
     if not isinstance(values, list):
         raise InvalidInput("clientActions must be an array.")
     actions = {}
@@ -163,7 +121,6 @@ def _client_actions(session, values):
             raise InvalidInput(f"{field}.arguments must be an object.")
         approved = value.get("approvedArguments")
         action = ClientAction(
-            session=session,
             call_id=call_id,
             name=validation.identifier(value.get("name"), f"{field}.name"),
             arguments_json=jsonvalues.dumps(validation.json_value(arguments, f"{field}.arguments")),
@@ -185,13 +142,10 @@ def _client_actions(session, values):
             escalated_at=_time(value, "escalatedAt", nullable=True),
             output_json=None if value.get("output") is None else jsonvalues.dumps(value.get("output")),
             is_error=value.get("isError") if isinstance(value.get("isError"), bool) else None,
-            epoch=session.epoch,
         )
         action.imported_votes = _votes(value.get("votes") or [], field)
         actions[call_id] = action
-    ClientAction.objects.bulk_create(actions.values())
-    Vote.objects.bulk_create(vote for action in actions.values() for vote in _bound(action))
-    return actions
+    return list(actions.values())
 
 
 def _allowed(value, field):
@@ -227,9 +181,9 @@ def _votes(values, field):
     return votes
 
 
-def _bound(action):
-    for vote in action.imported_votes:
-        vote.action = action
+def _bound(exported, saved):
+    for vote in exported.imported_votes:
+        vote.action = saved
         yield vote
 
 

@@ -29,7 +29,7 @@ from historyhub.history.dialects import base
 from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
 from historyhub.history.models import ClientAction, ClientActionStatus, RunStatus, Session, TimelineEntry
 from historyhub.history.writes import writing
-from historyhub.notifications import Event, announce, announce_resolved
+from historyhub.notifications import Event
 from historyhub.projects import keys
 
 Status = ClientActionStatus
@@ -161,7 +161,7 @@ def open_in(
     _govern(action, session, created_at)
     action.entry_key = _add_card(write, action, created_at, order, logged)
     action.save(force_insert=True)
-    announce(Event.OPENED, action)
+    write.notify(Event.OPENED, action)
     session.waiting_count += 1
     write.client_actions_changed()
     write.set_run_status(RunStatus.WAITING_FOR_CLIENT_ACTION)
@@ -372,7 +372,7 @@ def resolve(key, call_id, resolved_by, decider=None, **outcome):
                 write.client_actions_changed()
                 write.action_changed(action.call_id)
                 audit.vote_counted(action, decider, outcome)
-                announce(Event.VOTED, action)
+                write.notify(Event.VOTED, action)
                 return Resolved(action, True)
             resolve_in(write, action, resolved_by=resolved_by[:200], resolved_at=write.now, **outcome)
             if decider is not None:
@@ -388,7 +388,7 @@ def resolve(key, call_id, resolved_by, decider=None, **outcome):
 def resolve_in(write, action, **fields):
     """Move a waiting action to its final state inside a write, and show it."""
     write.change_action(action, **fields)
-    announce_resolved(action)
+    write.notify_resolved(action)
     write.session.waiting_count -= 1
     card = write.timeline.get(action.entry_key) if action.entry_key else None
     if card is not None:

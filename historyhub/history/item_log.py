@@ -67,9 +67,13 @@ def append(key, items, agent=None, injected=False, skip_existing_ids=False, by_k
     return Appended(inserted, write.session.item_count)
 
 
-def store(write, checked_items, injected=False, skip_existing_ids=False):
-    """Store checked items at the end of a locked session's log and project them; returns [inserted, …]."""
+def store(write, checked_items, injected=False, skip_existing_ids=False, received_at=None):
+    """Store checked items at the end of a locked session's log and project them; returns [inserted, …].
+
+    ``received_at`` is when they arrived: now, unless an import recreates items that arrived before.
+    """
     session = write.session
+    received_at = received_at or write.now
     held = _held_ids(session, checked_items) if skip_existing_ids else None
     batch, texts, inserted = [], [], []
     for item, text in checked_items:
@@ -88,7 +92,7 @@ def store(write, checked_items, injected=False, skip_existing_ids=False):
                 role=base.role(item),
                 call_id=base.call_id(item),
                 position=session.next_position,
-                received_at=write.now,
+                received_at=received_at,
                 injected=injected,
                 usage=base.item_usage(item),
             )
@@ -97,7 +101,7 @@ def store(write, checked_items, injected=False, skip_existing_ids=False):
         session.next_position += 1
         inserted.append(True)
     undos = Projection(write).apply(batch)
-    received_at = bulk.datetime_value(write.now)
+    received_value = bulk.datetime_value(received_at)
     bulk.insert(
         Item,
         _COLUMNS,
@@ -111,7 +115,7 @@ def store(write, checked_items, injected=False, skip_existing_ids=False):
                 jsonvalues.column_text(logged.role)[:32],
                 logged.call_id,
                 injected,
-                received_at,
+                received_value,
                 text,
                 jsonvalues.dumps(logged.usage) if logged.usage else None,
                 undo,
@@ -221,21 +225,25 @@ def compact(key, items, by_key=None):
         ):
             write.discard()
             return Compacted(False, session.item_count)
-        archived = session.epoch
-        session.epoch += 1
-        session.epoch_start = session.next_position
-        session.item_count = 0
-        # Usage sums the logical history, which starts again here.
-        session.usage_json = None
-        # What waits for a decision stays in view: its card moves into the new epoch.
-        waiting_cards = ClientAction.objects.filter(session=session, status=ClientActionStatus.WAITING).values(
-            "entry_key"
-        )
-        session.history_count = 0
-        write.timeline.carry_into_current_epoch(waiting_cards, archived)
+        start_epoch(write)
         store(write, checked)
-        refresh_last_message(session)
     return Compacted(True, session.item_count)
+
+
+def start_epoch(write):
+    """Archive the logical history: the log goes on in a new epoch, empty until items are stored in it."""
+    session = write.session
+    archived = session.epoch
+    session.epoch += 1
+    session.epoch_start = session.next_position
+    session.item_count = 0
+    # Usage and the preview are of the logical history, which starts again here.
+    session.usage_json = None
+    session.last_message = ""
+    # What waits for a decision stays in view: its card moves into the new epoch.
+    waiting_cards = ClientAction.objects.filter(session=session, status=ClientActionStatus.WAITING).values("entry_key")
+    session.history_count = 0
+    write.timeline.carry_into_current_epoch(waiting_cards, archived)
 
 
 def refresh_last_message(session):

@@ -8,6 +8,8 @@ change, hands the caller a ``Write``, and on the way out writes the timeline
 entries, recounts waiting client actions when they changed, saves the
 snapshot, tells the parent session about a child's new run status and announces
 the change to waiters (``historyhub.live``). A write that raises changes nothing.
+Client actions it opens and resolves reach the project's channels through it
+(``Write.notify``), so a write that replays history (an import) tells nobody.
 """
 
 from contextlib import contextmanager
@@ -22,6 +24,7 @@ from historyhub.history.errors import SessionNotFound
 from historyhub.history.models import ClientAction, ClientActionStatus, Session
 from historyhub.history.timeline import TimelineWriter
 from historyhub.history.undo import Undo
+from historyhub.notifications import announce, announce_resolved
 
 # What a write may change on the session row.
 STATE_FIELDS = [
@@ -42,13 +45,15 @@ STATE_FIELDS = [
 
 
 @contextmanager
-def writing(key, *, create_as=None, create=None, missing_ok=False, by_key=None):
+def writing(key, *, create_as=None, create=None, missing_ok=False, by_key=None, replaying=False):
     """Lock the session and yield a ``Write``.
 
     A session that does not exist yet is created first when ``create_as`` names its agent, or as ``create``
     (an unsaved Session) says; ``Write.created`` tells whether this write made it. With ``missing_ok``, an
     unknown session yields None and nothing happens. ``by_key`` is the API key making the change, if one
-    is: the client actions it opens remember it (it may never decide them).
+    is: the client actions it opens remember it (it may never decide them). ``replaying`` says the write
+    recreates what happened elsewhere, before (an import, ``historyhub.history.replay``): no channel hears of it,
+    and a parent session is not told of its child's run status.
     """
     if create is None and create_as is not None:
         create = Session.new(key, agent=create_as)
@@ -59,7 +64,7 @@ def writing(key, *, create_as=None, create=None, missing_ok=False, by_key=None):
                 raise SessionNotFound(key)
             yield None
             return
-        write = Write(session, by_key, created)
+        write = Write(session, by_key, created, replaying)
         yield write
         write.finish()
 
@@ -81,12 +86,13 @@ def _lock(key, create):
 class Write:
     """A change in progress to one locked session."""
 
-    def __init__(self, session, by_key=None, created=False):
+    def __init__(self, session, by_key=None, created=False, replaying=False):
         self.session = session
         # Kept: a deleted session's row has no primary key any more, and what is announced still names it.
         self.session_key = session.pk
         self.by_key = by_key
         self.created = created
+        self.replaying = replaying
         self.now = timezone.now()
         # The undo record of the log item being projected, if one is: every change below is recorded in it.
         self.undo = None
@@ -161,6 +167,17 @@ class Write:
         self._all_calls_changed = True
         self.client_actions_changed()
 
+    def notify(self, event, action):
+        """Tell the project's channels of ``event`` about ``action`` (historyhub.notifications), in this
+        transaction; a replay tells nobody: what it recreates was announced where it happened."""
+        if not self.replaying:
+            announce(event, action)
+
+    def notify_resolved(self, action):
+        """Tell the channels of the final state ``action`` just reached."""
+        if not self.replaying:
+            announce_resolved(action)
+
     def also_save(self, *fields):
         """Session fields beyond the snapshot's that this write changed (name, metadata, status)."""
         self._also_saved.extend(fields)
@@ -193,7 +210,8 @@ class Write:
             self._count_waiting_actions()
         session.updated_at = self.now
         bulk.save_fields(session, STATE_FIELDS + self._also_saved)
-        if self._run_status_changed and session.parent_id:
+        # A replay recreates a child as it ended: its parent, imported before it, shows that already.
+        if self._run_status_changed and session.parent_id and not self.replaying:
             _tell_parent(session)
         # Waits and live pages hear of it once the transaction commits (historyhub.live).
         live.announce(self.change())

@@ -1,7 +1,8 @@
 """Projects in the admin, for operators: each with its members (and their roles) and its groups.
 
 Changes go through historyhub.projects.administration where it has a rule (a group holds members of its
-project only); project admins do the same on their project's settings page.
+project only; a change of a project's name or retention is checked and recorded in the audit log there);
+project admins do the same on their project's settings page.
 """
 
 from django import forms
@@ -9,6 +10,7 @@ from django.contrib import admin
 
 from historyhub.history import validation
 from historyhub.history.errors import InvalidInput
+from historyhub.projects import administration
 from historyhub.projects.models import Group, Membership, Project
 
 
@@ -24,11 +26,21 @@ class ProjectForm(forms.ModelForm):
         fields = ("id", "name", "retention_days")
 
     def clean_id(self):
-        try:
-            validation.project_id(self.cleaned_data["id"], "id")
-        except InvalidInput as error:
-            raise forms.ValidationError(error.message) from None
-        return self.cleaned_data["id"]
+        return _checked(validation.project_id, self.cleaned_data["id"], "id")
+
+    def clean_name(self):
+        return _checked(administration.checked_name, self.cleaned_data["name"])
+
+    def clean_retention_days(self):
+        return _checked(administration.checked_retention_days, self.cleaned_data["retention_days"])
+
+
+def _checked(check, value, *args):
+    """The value as ``check`` takes it; its refusal is the form field's error."""
+    try:
+        return check(value, *args)
+    except InvalidInput as error:
+        raise forms.ValidationError(error.message) from None
 
 
 @admin.register(Project)
@@ -41,6 +53,17 @@ class ProjectAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         # Session keys start with the project's id: it never changes once made.
         return ("id", "created_at") if obj is not None else ("created_at",)
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            super().save_model(request, obj, form, change)
+            return
+        administration.update_project(
+            obj,
+            actor=request.user.get_username(),
+            name=form.cleaned_data["name"],
+            retention_days=form.cleaned_data["retention_days"],
+        )
 
 
 class GroupForm(forms.ModelForm):

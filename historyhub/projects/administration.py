@@ -28,31 +28,45 @@ def create_project(project_id, name=None):
 
 
 def update_project(project, *, actor, name=UNCHANGED, retention_days=UNCHANGED):
-    """Change the fields given; the others stay."""
-    changed = []
+    """Change the fields given; the others stay. The settings page, the API and the admin all change a project
+    here: a field whose value changes is recorded (``project.changed``) with its value before and after, in the
+    transaction of the change, read under the project's row lock so that two changes at once each record the
+    value the other left."""
+    wanted = {}
     if name is not UNCHANGED:
-        if not isinstance(name, str) or not name.strip() or len(name) > 200:
-            raise InvalidInput("name must be a string of 1-200 characters.")
-        project.name = validation.text(name.strip(), "name")
-        changed.append("name")
+        wanted["name"] = checked_name(name)
     if retention_days is not UNCHANGED:
-        valid = retention_days is None or (
-            isinstance(retention_days, int) and not isinstance(retention_days, bool) and retention_days >= 1
-        )
-        if not valid or (retention_days is not None and retention_days > MAX_RETENTION_DAYS):
-            raise InvalidInput(f"retentionDays must be a whole number of days from 1 to {MAX_RETENTION_DAYS}, or null.")
-        project.retention_days = retention_days
-        changed.append("retention_days")
-    if changed:
-        with transaction.atomic():
+        wanted["retention_days"] = checked_retention_days(retention_days)
+    if not wanted:
+        return project
+    with transaction.atomic():
+        stored = Project.objects.select_for_update().only(*wanted).get(pk=project.pk)
+        changed = [field for field, value in wanted.items() if getattr(stored, field) != value]
+        for field, value in wanted.items():
+            setattr(project, field, value)
+        if changed:
             project.save(update_fields=changed)
-            details = {"name": project.name, "retentionDays": project.retention_days}
-            if "name" not in changed:
-                del details["name"]
-            if "retention_days" not in changed:
-                del details["retentionDays"]
+            details = {AUDITED[field]: {"old": getattr(stored, field), "new": wanted[field]} for field in changed}
             audit.record(project.pk, actor, audit.Action.PROJECT_CHANGED, project.pk, **details)
     return project
+
+
+# How the audit log names a project's fields: as the API does.
+AUDITED = {"name": "name", "retention_days": "retentionDays"}
+
+
+def checked_name(name):
+    if not isinstance(name, str) or not name.strip() or len(name) > 200:
+        raise InvalidInput("name must be a string of 1-200 characters.")
+    return validation.text(name.strip(), "name")
+
+
+def checked_retention_days(days):
+    """Whole days from 1 to MAX_RETENTION_DAYS, or None (keep for ever)."""
+    valid = days is None or (isinstance(days, int) and not isinstance(days, bool) and 1 <= days <= MAX_RETENTION_DAYS)
+    if not valid:
+        raise InvalidInput(f"retentionDays must be a whole number of days from 1 to {MAX_RETENTION_DAYS}, or null.")
+    return days
 
 
 # People ---------------------------------------------------------------------------------

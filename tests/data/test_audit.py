@@ -53,7 +53,7 @@ def test_project_member_group_and_key_changes_are_recorded_with_who_made_them(db
         "member.removed",
     ]
     assert {actor for _, actor, _, _ in rows()} == {"ada"}
-    assert AuditEntry.objects.get(action="project.changed").details == {"retentionDays": 30}
+    assert AuditEntry.objects.get(action="project.changed").details == {"retentionDays": {"old": None, "new": 30}}
     assert AuditEntry.objects.get(action="key.issued").details == {"scopes": "read", "prefix": api_key.prefix}
 
 

@@ -3,8 +3,10 @@
 A dialect module owns the item types it recognises (``owns``) and says, for
 each of its items, how it is projected onto the timeline (``project``), how it
 reads in chat form (``to_chat``), whether it is a user or assistant message
-(``as_message``, which the wire entries read), and which calls it makes or
-answers (``call_ids``, so a batch reads the actions it touches in one query).
+(``as_message``, which the wire entries read), which calls it makes or
+answers (``call_ids``, so a batch reads the actions it touches in one query),
+and whether it opens a client action (``opens_client_action``, its call the
+first of ``call_ids``: an import tells those from the ones opened through the API).
 Content part readers register themselves in ``content``.
 
 Adding a dialect is adding a module here and naming it in ``DIALECTS``.
@@ -42,3 +44,11 @@ def message_role(item):
 def call_ids(item):
     dialect = of(item)
     return dialect.call_ids(item) if dialect is not None else []
+
+
+def opened_call_id(item):
+    """The call of the client action projecting the item opens, or None (docs/dialects.md)."""
+    dialect = of(item)
+    if dialect is None or not dialect.opens_client_action(item):
+        return None
+    return dialect.call_ids(item)[0]

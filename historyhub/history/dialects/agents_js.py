@@ -26,6 +26,10 @@ def call_ids(item):
     return [base.call_id(item)] if base.call_id(item) else []
 
 
+def opens_client_action(item):
+    return False
+
+
 def project(projection, logged):
     item = logged.item
     if logged.type == "hosted_tool_call":

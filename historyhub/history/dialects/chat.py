@@ -36,6 +36,10 @@ def call_ids(item):
     return found + ([base.call_id(item)] if base.role(item) == "tool" and base.call_id(item) else [])
 
 
+def opens_client_action(item):
+    return False
+
+
 def project(projection, logged):
     item = logged.item
     if logged.role == "tool":

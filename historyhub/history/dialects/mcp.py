@@ -33,13 +33,18 @@ def _request_id(item):
     return None
 
 
+def opens_client_action(item):
+    """An approval request opens one, which a person or the agent's approval response decides."""
+    return base.item_type(item) == "mcp_approval_request" and _request_id(item) is not None
+
+
 def project(projection, logged):
     item, item_type = logged.item, logged.type
     request_id = _request_id(item)
     if request_id is None:
         return
     call_id = base.stored_call_id(request_id)
-    if item_type == "mcp_approval_request":
+    if opens_client_action(item):
         projection.open_client_action(
             call_id,
             base.text_field(item, "name", "mcp_tool")[:200],

@@ -25,6 +25,12 @@ def call_ids(item):
     return [base.call_id(item)] if base.call_id(item) else []
 
 
+def opens_client_action(item):
+    """A ``client_action`` item with a call id that is still waiting (no status yet) opens one."""
+    waiting = item.get("status") in (None, "waiting")
+    return base.item_type(item) == "client_action" and bool(base.call_id(item)) and waiting
+
+
 def passthrough_fields(item, *dropped):
     return {field: value for field, value in item.items() if field not in ENVELOPE and field not in dropped}
 
@@ -52,8 +58,7 @@ def project(projection, logged):
 
 def _project_client_action(projection, logged):
     item, call_id = logged.item, logged.call_id
-    status = item.get("status")
-    if status in (None, "waiting"):
+    if opens_client_action(item):
         projection.open_client_action(
             call_id,
             base.text_field(item, "name", "client_action")[:200],
@@ -62,6 +67,7 @@ def _project_client_action(projection, logged):
             logged=logged,
         )
         return
+    status = item.get("status")
     outcome = {"output": item["output"]} if "output" in item else {}
     if projection.settle_client_action(call_id, status, logged, **outcome):
         return

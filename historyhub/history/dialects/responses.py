@@ -45,6 +45,10 @@ def call_ids(item):
     return [found] if found else []
 
 
+def opens_client_action(item):
+    return False
+
+
 def hosted_call_name(item, item_type):
     return base.name_of(item, item_type.removesuffix("_call"))
 
