@@ -82,6 +82,12 @@ check: venv
 	$(DEV_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(DEV_ENV) $(BIN)/python manage.py check
 
+# Screenshots of the main pages with the demo data, 1280 px light and dark and 390 px, into docs/screenshots/
+# (tests/browser/test_screenshots.py, which a test run points at test-artifacts/ instead).
+.PHONY: screenshots
+screenshots: venv
+	SCREENSHOTS_DIR=docs/screenshots $(BIN)/python -m pytest -q -p no:cacheprovider tests/browser/test_screenshots.py
+
 # HistoryHub side by side with the Agents SDK's stores (requirements-bench.txt, which the dev
 # requirements include): one table, also written to bench/results/latest.md. Needs PostgreSQL on
 # 127.0.0.1:5432 (user postgres; BENCH_POSTGRES_URL to change). BENCH_ARGS=--quick for a smoke run.

@@ -17,7 +17,7 @@ from historyhub.approvals import deciders, votes
 from historyhub.approvals.decisions import Decision, buttons_for
 from historyhub.dashboard import hidden_characters, json_preview
 from historyhub.dashboard.forms import DecisionForm
-from historyhub.history import client_action_cards, history_pages, jsonvalues, validation
+from historyhub.history import client_action_cards, history_pages, item_log, jsonvalues, validation
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import ClientAction, TimelineEntry
 from historyhub.projects import keys
@@ -45,6 +45,29 @@ def epoch_size(session, epoch):
     return TimelineEntry.objects.filter(session=session, epoch=epoch).aggregate(top=Max("seq"))["top"] or 0
 
 
+@dataclass(frozen=True)
+class Compaction:
+    """What the marker where a compaction began an epoch says of it: the summary the agent's compaction item
+    holds, if it is readable (the Responses API's ``encrypted_content`` is for the model alone)."""
+
+    summary: str
+    encrypted: bool
+
+
+def compaction_of(item):
+    """The marker's Compaction for a compaction item (None: no item found)."""
+    if item is None:
+        return None
+    summary = item.get("summary")
+    if isinstance(summary, list):
+        # Reasoning's shape: [{"type": "summary_text", "text": …}, …].
+        summary = "\n\n".join(
+            part["text"] for part in summary if isinstance(part, dict) and isinstance(part.get("text"), str)
+        )
+    summary = summary.strip() if isinstance(summary, str) else ""
+    return Compaction(summary=summary, encrypted=not summary and bool(item.get("encrypted_content")))
+
+
 @dataclass
 class Chunk:
     session: object
@@ -53,6 +76,10 @@ class Chunk:
     high: int
     size: int
     cards: list
+    # Above the first entry of an epoch a compaction began: the marker, and the archived epoch's newest chunk
+    # (folded, to open by choice), unless that is to be loaded on demand (None).
+    compaction: Compaction = None
+    archived: "Chunk" = None
 
     @property
     def older_until(self):
@@ -62,6 +89,10 @@ class Chunk:
     def archived_epoch(self):
         """The epoch a compaction archived just before this one, shown above this epoch's first entry."""
         return self.epoch - 1 if self.low == 0 and self.epoch > 0 else None
+
+    @property
+    def is_archived(self):
+        return self.epoch < self.session.epoch
 
     @property
     def is_latest(self):
@@ -81,14 +112,23 @@ class Chunk:
         )
 
 
-def read_chunk(session, epoch=None, until=None):
-    """Up to CHUNK_SIZE entries of an epoch ending at seq ``until`` (the newest ones by default)."""
+def read_chunk(session, epoch=None, until=None, with_archive=True):
+    """Up to CHUNK_SIZE entries of an epoch ending at seq ``until`` (the newest ones by default).
+
+    The chunk that starts an epoch a compaction began has its marker and, ``with_archive``, the newest
+    chunk of the epoch it archived: one epoch back, not every one (earlier ones load on demand).
+    """
     epoch = session.epoch if epoch is None else epoch
     size = epoch_size(session, epoch)
     high = size if until is None else min(until, size)
     low = max(0, high - CHUNK_SIZE)
     entries = list(history_pages.entries_between(session, epoch, low, high)) if high else []
-    return Chunk(session, epoch, low, high, size, cards(session, entries))
+    chunk = Chunk(session, epoch, low, high, size, cards(session, entries))
+    if chunk.archived_epoch is not None:
+        chunk.compaction = compaction_of(item_log.compaction_item(session, epoch))
+        if with_archive:
+            chunk.archived = read_chunk(session, chunk.archived_epoch, with_archive=False)
+    return chunk
 
 
 @dataclass(frozen=True)

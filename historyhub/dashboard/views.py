@@ -27,7 +27,16 @@ from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retar
 from historyhub import live
 from historyhub.approvals.deciders import ROLE_MESSAGE, Decider
 from historyhub.approvals.decisions import DONE, buttons_for
-from historyhub.dashboard import batch, inbox, json_preview, media, settings_forms, stream, timeline
+from historyhub.dashboard import (
+    batch,
+    inbox,
+    json_preview,
+    media,
+    settings_forms,
+    snippets,
+    stream,
+    timeline,
+)
 from historyhub.dashboard.forms import (
     CursorQuery,
     DecisionForm,
@@ -40,7 +49,7 @@ from historyhub.dashboard.forms import (
 from historyhub.dashboard.settings_forms import ProjectForm
 from historyhub.history import client_actions, jsonvalues, paging, sessions
 from historyhub.history.errors import DomainError, Forbidden, SessionNotFound
-from historyhub.history.models import ClientAction, TimelineEntry
+from historyhub.history.models import ClientAction, Session, TimelineEntry
 from historyhub.projects import access, administration, keys
 from historyhub.projects.models import Role
 
@@ -173,7 +182,15 @@ def session_list(request):
         SESSIONS_PAGE_SIZE,
         count_limit=SESSIONS_COUNT_LIMIT,
     )
-    context = {"filters": filters, **page_context(paged)}
+    q = criteria["q"]
+    # Where each session matched, a few words around q (docs/dashboard.md, "Reading").
+    matches = snippets.matches(paged.items, q) if q else {}
+    context = {
+        "filters": filters,
+        **page_context(paged),
+        "rows": [SessionRow(session, matches.get(session.pk)) for session in paged.items],
+        "q": q or "",
+    }
     if request.htmx:
         response = render(request, "dashboard/fragments/session_results.html", context)
         if "live" not in request.GET:
@@ -181,6 +198,11 @@ def session_list(request):
             push_url(response, f"{request.path}?{urlencode(in_use(request.GET))}".rstrip("?"))
         return response
     return render(request, "dashboard/sessions.html", context)
+
+
+class SessionRow(NamedTuple):
+    session: Session
+    match: snippets.Match | None
 
 
 def in_use(query):

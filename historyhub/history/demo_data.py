@@ -347,6 +347,54 @@ def _compacted():
     )
 
 
+def _incident_report():
+    """A Markdown report and a tool output long enough to be folded (docs/dashboard.md, "Reading")."""
+    session_id = "demo-incident-report"
+    sessions.ensure(
+        agent="researchAgent", session_id=session_id, name="Checkout incident report", metadata={"ticket": "INC-2041"}
+    )
+    log = "\n".join(
+        f"2026-03-0{1 + n // 60} {n % 24:02d}:{n % 60:02d}:07 {'ERROR' if n % 7 == 0 else 'INFO '} checkout "
+        f"{'payment provider timed out after 30s' if n % 7 == 0 else 'order placed'} (order A-{7000 + n})"
+        for n in range(120)
+    )
+    sections = "\n\n".join(
+        f"### {day}\n\nCheckout errors stayed **{rate}** of orders; the on-call engineer "
+        f"{'restarted the payment worker' if rate != '0.1%' else 'saw nothing unusual'}.\n\n"
+        f"- Orders: {orders}\n- Timeouts: {timeouts}\n- Longest wait: {wait}"
+        for day, rate, orders, timeouts, wait in [
+            ("Monday", "2.4%", "4,210", "101", "31 s"),
+            ("Tuesday", "3.1%", "4,388", "136", "30 s"),
+            ("Wednesday", "0.9%", "4,102", "37", "30 s"),
+            ("Thursday", "0.1%", "4,450", "4", "12 s"),
+            ("Friday", "0.1%", "5,012", "5", "11 s"),
+        ]
+    )
+    report = (
+        "## Checkout incident, week 9\n\n"
+        "Payments timed out for about **2% of orders** from Monday to Wednesday. The cause was the payment "
+        "provider's new rate limit; retries made it worse.\n\n"
+        "| Day | Error rate | Action |\n|---|---|---|\n"
+        "| Mon | 2.4% | restart |\n| Tue | 3.1% | rate limit found |\n| Wed | 0.9% | backoff shipped |\n\n"
+        "The fix, in `payments/client.py`:\n\n"
+        "```python\ndef charge(order):\n    for attempt in range(3):\n        try:\n"
+        "            return provider.charge(order, timeout=10)\n        except Timeout:\n"
+        "            sleep(2 ** attempt + random())\n    raise PaymentUnavailable(order)\n```\n\n"
+        f"{sections}\n\n"
+        "## What we change\n\n1. Alert on the payment error rate, not only on 5xx answers.\n"
+        "2. Ask the provider for rate limit changes ahead of time.\n3. Load test checkout with the provider's sandbox."
+    )
+    _append(
+        session_id,
+        [
+            _user(f"{session_id}-u1", "Write up last week's checkout incident from the logs.", 140),
+            _call(f"{session_id}-c1", f"{session_id}-logs", "fetch_logs", '{"service": "checkout", "days": 7}', 139),
+            _output(f"{session_id}-o1", f"{session_id}-logs", log, 139),
+            _assistant(f"{session_id}-a1", report, 138, {"inputTokens": 9120, "outputTokens": 1210}),
+        ],
+    )
+
+
 def _long_session():
     session_id = "demo-long-conversation"
     sessions.ensure(agent="supportAgent", session_id=session_id, name="Long onboarding conversation (520 items)")
@@ -379,4 +427,5 @@ def write_demo():
     _media_chat()
     _coding_sessions()
     _compacted()
+    _incident_report()
     _long_session()

@@ -22,6 +22,8 @@ from historyhub.history.undo import Undo, usage_json
 from historyhub.history.writes import writing
 
 STREAM_CHUNK = 1000
+# How many of the newest messages a preview looks through for one with text, before it gives up.
+LAST_MESSAGE_LOOKS = 50
 _COLUMNS = (
     "session_id",
     "epoch",
@@ -247,13 +249,15 @@ def start_epoch(write):
 
 
 def refresh_last_message(session):
-    entry = (
-        TimelineEntry.objects.filter(session=session, epoch=session.epoch, type="message")
-        .order_by("-seq")
-        .only("text", "data")
-        .first()
-    )
-    session.last_message = "" if entry is None else preview(entry.text, entry.value["content"][0]["type"])
+    """The sessions list's preview after the timeline changed under it: the newest message that says something,
+    in an archived epoch if the current one has none (a compaction that kept no message)."""
+    messages = TimelineEntry.objects.filter(session=session, epoch__lte=session.epoch, type="message")
+    for entry in messages.order_by("-epoch", "-seq").only("text", "data")[:LAST_MESSAGE_LOOKS]:
+        shown = preview(entry.text, entry.value["content"][0]["type"])
+        if shown.strip():
+            session.last_message = shown
+            return
+    session.last_message = ""
 
 
 # Reading -------------------------------------------------------------------------------
@@ -262,6 +266,28 @@ def refresh_last_message(session):
 def logical_rows(session):
     """The items of the logical history: the current epoch's."""
     return Item.objects.filter(session=session, position__gte=session.epoch_start)
+
+
+def compaction_item(session, epoch):
+    """The compaction item that began ``epoch`` (1 or more: each compaction makes one), or None.
+
+    It is one of the first items the compaction stored, so the look starts where the epoch does: for the
+    current one, at ``epoch_start``; for an archived one, after the newest entry of the epoch before it.
+    """
+    if epoch == 0:
+        return None
+    if epoch == session.epoch:
+        after = session.epoch_start - 1
+    else:
+        before = TimelineEntry.objects.filter(session=session, epoch=epoch - 1).order_by("-seq")
+        after = before.values_list("order", flat=True).first() or 0
+    row = (
+        Item.objects.filter(session=session, position__gt=after, epoch=epoch, type="compaction")
+        .order_by("position")
+        .only("data")
+        .first()
+    )
+    return row.value if row is not None else None
 
 
 def newest(session, count):

@@ -16,8 +16,10 @@ rows it finds are checked with the same ``icontains`` as a search without it. A 
 fewer than three characters has no trigram to look up; it is compared with every row.
 """
 
+from typing import NamedTuple
+
 from django.db import connection
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
 
 from historyhub.history.models import Session, TimelineEntry
@@ -57,17 +59,39 @@ def sessions_matching(sessions, q, first=None, ordered=True):
     in_fields = sessions.filter(
         Q(session_id__icontains=q) | Q(name__icontains=q) | Q(agent__icontains=q) | Q(metadata_text__icontains=q)
     )
-    messages = TimelineEntry.objects.filter(type="message", text__icontains=q)
-    in_messages = sessions.filter(Exists(messages.filter(session=OuterRef("pk"))))
     if connection.vendor == "sqlite" and len(q) >= 3:
         trigrams = _trigrams(q)
         if _few("history_session_search", trigrams):
             in_fields = in_fields.filter(pk__in=RawSQL(SESSIONS_SQL, [trigrams]))
-        if _few("history_message_search", trigrams):
-            in_messages = sessions.filter(
-                pk__in=messages.filter(pk__in=RawSQL(MESSAGES_SQL, [trigrams])).values("session_id")
-            )
+    messages = messages_holding(q)
+    if messages.narrowed:
+        in_messages = sessions.filter(pk__in=messages.entries.values("session_id"))
+    else:
+        in_messages = sessions.filter(Exists(messages.entries.filter(session=OuterRef("pk"))))
     return Session.objects.filter(_either(in_fields, in_messages, first, ordered))
+
+
+class Messages(NamedTuple):
+    entries: QuerySet  # the message entries whose text holds q
+    narrowed: bool  # to the few rows SQLite's index found: look them up rather than walk the sessions
+
+
+def messages_holding(q):
+    """The message entries whose text holds ``q`` (``icontains``), narrowed by SQLite's index when it finds few."""
+    entries = TimelineEntry.objects.filter(type="message", text__icontains=q)
+    if connection.vendor == "sqlite" and len(q) >= 3:
+        trigrams = _trigrams(q)
+        if _few("history_message_search", trigrams):
+            return Messages(entries.filter(pk__in=RawSQL(MESSAGES_SQL, [trigrams])), narrowed=True)
+    return Messages(entries, narrowed=False)
+
+
+def newest_messages_holding(session_keys, q):
+    """{session key: the text of its newest message holding ``q``}, for those of these sessions that have one
+    (the sessions page's snippets): one statement, one look into each session's timeline, newest first."""
+    newest = messages_holding(q).entries.filter(session=OuterRef("pk")).order_by("-epoch", "-seq").values("text")[:1]
+    found = Session.objects.filter(pk__in=session_keys).annotate(text=Subquery(newest)).values_list("pk", "text")
+    return {key: text for key, text in found if text is not None}
 
 
 def _either(one, other, first, ordered):

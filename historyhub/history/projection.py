@@ -62,7 +62,10 @@ class Projection:
             source_position=position,
             text=text,
         )
-        self.write.set_last_message(preview(text, parts[0]["type"]))
+        shown = preview(text, parts[0]["type"])
+        # A message of white space says nothing: the list goes on showing the one before.
+        if shown.strip():
+            self.write.set_last_message(shown)
 
     def add_action(self, logged, call_id, name, arguments, status=EntryStatus.RUNNING, **extra):
         """A tool call. A call a client action already stands for (approval asked before the call was stored)

@@ -32,16 +32,26 @@ def test_load_older_brings_the_previous_items_in_place(approver_page, transactio
 
 def test_the_archived_history_before_a_compaction_can_be_shown(approver_page, transactional_db):
     sessions.ensure(agent="codingAgent", session_id="compacted")
-    item_log.append("compacted", [{"role": "user", "content": "the archived question"}])
+    item_log.append("compacted", [{"role": "user", "content": "the first question"}])
+    item_log.compact("compacted", [{"type": "compaction"}, {"role": "user", "content": "the archived question"}])
     item_log.compact("compacted", [{"type": "compaction"}, {"role": "user", "content": "after compaction"}])
     page = approver_page
     page.goto("/p/default/sessions/compacted/")
-    expect(page.get_by_text("History compacted here")).to_be_visible()
-    expect(page.get_by_text("the archived question")).to_have_count(0)
-    page.get_by_role("link", name="Show archived history").click()
+    marker = page.locator("#timeline > .marker.compaction")
+    expect(marker).to_contain_text("History compacted here")
+    expect(page.get_by_text("the archived question")).to_be_hidden()
+    page.locator("details.archived-history > summary").click()
     expect(page.get_by_text("the archived question")).to_be_visible()
-    archived = page.get_by_text("the archived question").bounding_box()["y"]
-    assert archived < page.get_by_text("History compacted here").bounding_box()["y"]
+    assert page.get_by_text("the archived question").bounding_box()["y"] < marker.bounding_box()["y"]
+    # The epoch before that one loads in place, inside the archive, above its own marker.
+    page.get_by_role("link", name="Show earlier archived history").click()
+    expect(page.get_by_text("the first question")).to_be_visible()
+    assert (
+        page.get_by_text("the first question").bounding_box()["y"]
+        < page.locator(".archived-history .marker.compaction").bounding_box()["y"]
+        < page.get_by_text("the archived question").bounding_box()["y"]
+    )
+    expect(page).to_have_url("/p/default/sessions/compacted/")
 
 
 def test_new_items_and_changes_appear_on_their_own(approver_page, transactional_db):

@@ -31,7 +31,7 @@ def badge(card):
 
 
 def messages(page):
-    return [paragraph.text() for paragraph in page.all("article.entry p.text")]
+    return [text.text() for text in page.all("article.entry .bubble .markdown")]
 
 
 @pytest.fixture
@@ -85,16 +85,37 @@ def test_the_header_shows_the_snapshot(viewer_client, chat):
     assert (facts["input"], facts["output"]) == ("120", "30")
 
 
+def test_the_header_counts_timeline_entries_and_the_agents_items_each_by_name(viewer_client, chat, db):
+    facts = parse(page(viewer_client, chat)).one("#session-header").terms()
+    assert (facts["On the timeline"], facts["In the agent's history"]) == ("3 entries", "4 items")
+    # Client actions opened through the API are on the timeline but are no items of the agent's.
+    sessions.ensure(agent="a", session_id="asks-only")
+    client_actions.open_action("asks-only", call_id="c1", name="confirm", arguments={})
+    facts = parse(page(viewer_client, "asks-only")).one("#session-header").terms()
+    assert (facts["On the timeline"], facts["In the agent's history"]) == ("1 entry", "0 items")
+    assert "Items" not in facts
+
+
+def test_after_a_compaction_the_agents_items_are_counted_since_it(viewer_client, chat):
+    item_log.compact(chat, [{"type": "compaction", "summary": "s"}, {"role": "user", "content": "go on"}])
+    facts = parse(page(viewer_client, chat)).one("#session-header").terms()
+    assert (facts["On the timeline"], facts["In the agent's history"]) == (
+        "1 entry",
+        "2 items since the last compaction",
+    )
+
+
 def test_messages_are_chat_bubbles_that_keep_line_breaks_and_code_blocks(viewer_client, chat):
     timeline = parse(page(viewer_client, chat))
     user = entry(timeline, "My machine arrived broken.")
     assert {"entry-message", "from-user"} <= set(user.classes)
-    assert user.one("p.text").exact_text() == "My machine arrived broken.\nThe box was crushed."
+    paragraph = user.one(".markdown p")
+    assert paragraph.exact_text() == "My machine arrived broken.\nThe box was crushed." and paragraph.one("br")
     assistant = entry(timeline, "Try this:")
     assert "from-assistant" in assistant.classes
-    code = assistant.one("pre.code")
-    assert code["data-language"] == "python" and code.one("code").exact_text() == "def main():\n    return 1"
-    assert [paragraph.exact_text() for paragraph in assistant.all("p.text")] == ["Try this:", "Then restart."]
+    code = assistant.one(".markdown pre > code")
+    assert code.classes == ["language-python"] and code.exact_text() == "def main():\n    return 1\n"
+    assert [paragraph.exact_text() for paragraph in assistant.all(".markdown > p")] == ["Try this:", "Then restart."]
 
 
 def test_an_action_is_a_collapsible_card_with_arguments_status_duration_and_output(viewer_client, chat):
@@ -314,37 +335,6 @@ def test_a_timeline_address_that_is_not_a_number_is_a_bad_request(viewer_client,
 
 def test_an_epoch_after_the_current_one_is_not_found(viewer_client, long_chat):
     assert page(viewer_client, long_chat, epoch=1).status_code == 404
-
-
-@pytest.fixture
-def compacted(db):
-    sessions.ensure(agent="a", session_id="compacted")
-    item_log.append("compacted", [{"role": "user", "content": "the archived question"}])
-    item_log.compact(
-        "compacted",
-        [
-            {"type": "compaction", "summary": "earlier work"},
-            {"role": "user", "content": "the question after compaction"},
-        ],
-    )
-    return "compacted"
-
-
-def test_a_compaction_marker_heads_the_oldest_page_with_a_way_to_the_archive(viewer_client, compacted):
-    timeline = parse(page(viewer_client, compacted))
-    assert timeline.text(".marker.compaction").startswith("History compacted here.")
-    assert messages(timeline) == ["the question after compaction"] and "the archived question" not in timeline.text()
-    link = timeline.link("Show archived history")
-    assert link["hx-get"] == "/p/default/sessions/compacted/?epoch=0"
-    assert (link["hx-target"], link["hx-swap"]) == ("closest .timeline-control", "outerHTML")
-    assert "Start of the session" not in timeline.text()
-
-
-def test_the_archived_history_loads_in_place(viewer_client, compacted):
-    archived = parse(viewer_client.get("/p/default/sessions/compacted/", {"epoch": 0}, headers=HTMX))
-    assert messages(archived) == ["the archived question"]
-    assert archived.text(".marker.start") == "Start of the session"
-    assert "the question after compaction" not in archived.text()
 
 
 def test_agent_text_is_escaped_everywhere_on_the_timeline(viewer_client, db):

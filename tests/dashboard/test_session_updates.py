@@ -61,7 +61,7 @@ def test_new_items_are_appended_and_changed_ones_replaced(viewer_client, live):
     page = parse(viewer_client.get(url, headers=HTMX))
     appended = page.one(APPENDED)
     replaced = page.one("article.entry-action[hx-swap-oob=true]")
-    assert [entry.text("p.text") for entry in appended.all("article.entry")] == ["the answer"]
+    assert [entry.text(".bubble .markdown") for entry in appended.all("article.entry")] == ["the answer"]
     assert page.children.index(appended) < page.children.index(replaced)
     assert "three results" in replaced.text() and "state-completed" in replaced.one("summary .badge").classes
     assert "first question" not in page.text()
@@ -95,7 +95,7 @@ def test_an_empty_timeline_drops_its_placeholder_when_the_first_item_arrives(vie
     page = parse(viewer_client.get(url, headers=HTMX))
     placeholder = page.one("#timeline-empty")
     assert placeholder["hx-swap-oob"] == "delete" and placeholder.text() == ""
-    assert page.one(APPENDED).text("p.text") == "hello"
+    assert page.one(APPENDED).text(".bubble .markdown") == "hello"
 
 
 @pytest.mark.parametrize(

@@ -219,6 +219,33 @@ def test_the_preview_reads_a_markdown_message_as_plain_text(viewer_client, db):
     assert preview == "Fixed Use this helper: print('hi')"
 
 
+def test_the_preview_strips_fences_headings_emphasis_quotes_tables_and_link_targets(viewer_client, db):
+    sessions.ensure(agent="coder", session_id="code-2")
+    message = "> **Note:** see [the *guide*](https://example.com/g) and `make test`\n\n| a | b |\n|---|---|\n| 1 | 2 |"
+    item_log.append("code-2", [{"role": "assistant", "content": message}])
+    preview = row(parse(viewer_client.get(URL)), "code-2").text(".preview")
+    assert preview == "Note: see the guide and make test a b 1 2"
+
+
+def test_the_preview_of_markup_is_escaped_text(viewer_client, db):
+    sessions.ensure(agent="a", session_id="xss-preview")
+    item_log.append("xss-preview", [{"role": "user", "content": "<script>window.__pwned=1</script> **hi**"}])
+    response = viewer_client.get(URL)
+    cell = row(parse(response), "xss-preview").one(".preview")
+    assert not cell.all("script") and cell.text() == "<script>window.__pwned=1</script> hi"
+    assert b"&lt;script&gt;window.__pwned=1&lt;/script&gt; hi" in response.content
+
+
+def test_a_session_without_a_message_that_says_something_shows_no_text(viewer_client, db):
+    sessions.ensure(agent="a", session_id="quiet")
+    client_actions.open_action("quiet", call_id="c1", name="confirm", arguments={})
+    sessions.ensure(agent="a", session_id="fenced")
+    item_log.append("fenced", [{"role": "assistant", "content": "```\n```"}])
+    page = parse(viewer_client.get(URL))
+    for session_id in ("quiet", "fenced"):
+        assert row(page, session_id).one(".preview .no-text").text() == "(no text)"
+
+
 def test_a_run_status_equal_to_the_status_shows_one_badge(viewer_client, db):
     sessions.ensure(agent="supportAgent", session_id="done-1")
     sessions.update("done-1", status="completed", run_status="completed")

@@ -205,3 +205,42 @@ def test_usage_sums_the_history_that_compaction_leaves(session_id):
     item_log.compact(session_id, [COMPACTION, {"type": "skill", "id": "s2", "usage": {"inputTokens": 5}}])
 
     assert snapshot(session_id)["usage"] == {"inputTokens": 5}
+
+
+@pytest.mark.parametrize("where", ["first", "last"])
+def test_the_compaction_item_that_began_an_epoch_is_found_first_or_last(session_id, where):
+    items = long_history(session_id)
+    item_log.compact(session_id, [COMPACTION, items[3]] if where == "first" else [items[3], COMPACTION])
+    session = sessions.get(session_id)
+
+    assert item_log.compaction_item(session, session.epoch) == COMPACTION
+
+
+def test_each_archived_epoch_has_its_own_compaction_item(session_id):
+    items = long_history(session_id)
+    first = {"type": "compaction", "id": "cmp_1", "summary": "first"}
+    second = {"type": "compaction", "id": "cmp_2", "summary": "second"}
+    third = {"type": "compaction", "id": "cmp_3", "summary": "third"}
+    item_log.compact(session_id, [first, items[3]])
+    # An epoch whose last items project nothing onto the timeline: the look still starts before it.
+    item_log.append(session_id, [{"type": "reasoning", "summary": []}])
+    item_log.compact(session_id, [items[2], second])
+    item_log.compact(session_id, [third])
+    session = sessions.get(session_id)
+
+    assert [item_log.compaction_item(session, epoch) for epoch in (1, 2, 3)] == [first, second, third]
+
+
+def test_an_epoch_no_compaction_began_has_no_compaction_item(session_id):
+    long_history(session_id)
+    item_log.append(session_id, [COMPACTION])
+
+    assert item_log.compaction_item(sessions.get(session_id), 0) is None
+
+
+def test_a_compaction_that_keeps_no_message_leaves_the_last_message_shown(session_id):
+    long_history(session_id)
+
+    item_log.compact(session_id, [COMPACTION])
+
+    assert sessions.get(session_id).last_message == "Fourteen days."

@@ -3,7 +3,7 @@
 import pytest
 from django.db.models import Exists, OuterRef, Q
 
-from historyhub.history import item_log, sessions
+from historyhub.history import item_log, matching, sessions
 from historyhub.history.matching import FEW
 from historyhub.history.models import Session, TimelineEntry
 from tests.support.items import assistant, user
@@ -194,3 +194,39 @@ def test_a_search_follows_renames_deletions_and_messages_taken_back(assorted):
     assert ids(sessions.search("default", q="off_sale")) == []
     assert ids(sessions.search("default", q="new start")) == ["odd-1"]
     assert ids(sessions.search("default", q="hello")) == ["odd-2"]
+
+
+def newest_texts(q, *session_ids):
+    keys = [sessions.get(session_id).pk for session_id in session_ids]
+    return matching.newest_messages_holding(keys, q)
+
+
+@pytest.mark.parametrize("q", ["PARCEL", "parcel never", "%", "日本語", "ab"])
+def test_the_newest_message_holding_q_is_found_for_each_session_that_has_one(assorted, q):
+    item_log.append("plain-1", [assistant("We found your parcel."), user("Thanks")])
+    found = newest_texts(q, "odd-1", "odd-2", "unicode-1", "case-1", "plain-1")
+    expected = {}
+    for session_id in ("odd-1", "odd-2", "unicode-1", "case-1", "plain-1"):
+        messages = TimelineEntry.objects.filter(session=sessions.get(session_id), type="message", text__icontains=q)
+        newest = messages.order_by("-epoch", "-seq").first()
+        if newest is not None:
+            expected[session_id] = newest.text
+    assert found == expected and (q != "PARCEL" or found == {"plain-1": "We found your parcel."})
+
+
+def test_the_newest_message_holding_a_common_word_is_found_past_the_index_look(db):
+    sessions.ensure(agent="chattyAgent", session_id="chatty")
+    for start in range(0, FEW + 1, 1000):
+        item_log.append(
+            "chatty", [user(f"walrus number {number}") for number in range(start, min(start + 1000, FEW + 1))]
+        )
+    item_log.append("chatty", [user("no such animal")])
+    assert newest_texts("walrus", "chatty") == {"chatty": f"walrus number {FEW}"}
+
+
+def test_a_message_archived_by_a_compaction_is_found_when_no_newer_one_holds_q(db):
+    sessions.ensure(agent="a", session_id="kept")
+    item_log.append("kept", [user("the zeppelin question")])
+    item_log.compact("kept", [{"type": "compaction", "summary": "s"}, user("something else")])
+    assert newest_texts("zeppelin", "kept") == {"kept": "the zeppelin question"}
+    assert newest_texts("something", "kept") == {"kept": "something else"}

@@ -1,8 +1,8 @@
 import pytest
 
-from historyhub.history import item_log
+from historyhub.history import item_log, sessions
 from tests.support.clock import ServerClock, parse_time
-from tests.support.items import user
+from tests.support.items import assistant, user
 from tests.support.readers import timeline, timeline_ids
 
 
@@ -295,3 +295,20 @@ def test_an_items_own_id_does_not_name_its_history_item(session_id):
     item_log.append(session_id, [user("one", id="msg_abc"), user("two", id="message:9")])
 
     assert timeline_ids(session_id) == ["message:1", "message:2"]
+
+
+def test_a_message_of_white_space_leaves_the_last_message_as_it_was(session_id):
+    item_log.append(session_id, [user("Where is my parcel?")])
+    item_log.append(session_id, [assistant("  \n ")])
+    assert sessions.get(session_id).last_message == "Where is my parcel?"
+    item_log.append(
+        session_id,
+        [
+            {
+                "type": "message",
+                "role": "user",
+                "content": [{"type": "input_image", "image_url": "https://example.com/a.png"}],
+            }
+        ],
+    )
+    assert sessions.get(session_id).last_message == "[image]"

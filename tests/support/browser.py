@@ -7,10 +7,11 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screensh
 LIVE_TIMEOUT_MS = 5_000
 
 
-def screenshot(page, name):
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+def screenshot(page, name, directory=SCREENSHOTS, full_page=True):
+    """``name``.png of the page in ``directory``: the whole page, or with ``full_page`` False what the window shows."""
+    directory.mkdir(parents=True, exist_ok=True)
     # caret="hide" would leave style="" on inputs, which htmx then copies when it settles a swap: a CSP violation.
-    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True, caret="initial")
+    page.screenshot(path=directory / f"{name}.png", full_page=full_page, caret="initial")
 
 
 class RequestLog:

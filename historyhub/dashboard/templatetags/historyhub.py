@@ -14,7 +14,7 @@ from django import template
 from django.utils.html import format_html
 
 from historyhub.approvals.deciders import Decider
-from historyhub.dashboard import hidden_characters, markdown, media, timeline
+from historyhub.dashboard import folding, hidden_characters, markdown, media, snippets, timeline
 from historyhub.history import client_actions
 
 register = template.Library()
@@ -27,10 +27,34 @@ def markdown_filter(text):
     return markdown.render(hidden_characters.labelled(text or ""))
 
 
+@register.filter
+def message_markdown(text):
+    """A message's text in Markdown as sanitised HTML, its hidden characters as ⟨U+…⟩ markers first."""
+    return markdown.render_message(hidden_characters.labelled(text or ""))
+
+
+@register.filter
+def folded(text):
+    """Long text's start and the whole of it (dashboard.folding)."""
+    return folding.fold(text)
+
+
+@register.filter
+def marked(text, q):
+    """Text with each occurrence of the search ``q`` in <mark>, its hidden characters as markers (escaped:
+    markup); without ``q``, what ``visible`` makes of it."""
+    return snippets.marked(text, q) if q else hidden_characters.marked(text)
+
+
+@register.filter
+def thousands(number):
+    """65000 -> "65,000"."""
+    return f"{number:,}" if isinstance(number, int) else number
+
+
 # A browser never runs script from these: web URLs and paths on this site. Everything
 # else, javascript: included, is text (media sources: historyhub.dashboard.media).
 LINK_URL = re.compile(r"(?i)(https?://|/)")
-CODE_FENCE = re.compile(r"```([\w+.#-]*)[^\S\n]*\n(.*?)\n?```", re.DOTALL)
 USAGE_LABELS = {
     "inputTokens": "input",
     "outputTokens": "output",
@@ -98,22 +122,6 @@ def media_source(context, url, session_id, entry_pk):
 
 
 @register.filter
-def text_blocks(text):
-    """Message text split into prose and fenced code blocks: [{"code": bool, "language": str, "text": str}]."""
-    blocks, start = [], 0
-    for fence in CODE_FENCE.finditer(text):
-        prose = text[start : fence.start()].strip("\n")
-        if prose:
-            blocks.append({"code": False, "language": "", "text": prose})
-        blocks.append({"code": True, "language": fence.group(1), "text": fence.group(2)})
-        start = fence.end()
-    rest = text[start:].strip("\n")
-    if rest or not blocks:
-        blocks.append({"code": False, "language": "", "text": rest})
-    return blocks
-
-
-@register.filter
 def duration(milliseconds):
     """1234 -> "1.2 s"; anything that is not a number -> ""."""
     if not isinstance(milliseconds, (int, float)) or isinstance(milliseconds, bool):
@@ -143,21 +151,10 @@ def words(value):
     return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", value).replace("_", " ")
 
 
-# Markdown's marks, for a one-line preview: fences, headings, quotes, list bullets, emphasis and code marks;
-# a link shows its text.
-MARKDOWN_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-MARKDOWN_MARKS = re.compile(r"```[\w+-]*|^\s{0,3}(?:#{1,6}|>|[-*+]|\d+[.)])\s+|`", re.MULTILINE)
-# Emphasis only where it wraps text: identifiers such as __init__ or snake_case stay as they are.
-MARKDOWN_EMPHASIS = re.compile(r"(\*\*|\*|~~)(?=\S)(.+?)(?<=\S)\1")
-
-
 @register.filter
 def plain_text(value):
-    """A message as a plain one-line preview: "## Refund ```python" reads "Refund"."""
-    if not isinstance(value, str):
-        return value
-    text = MARKDOWN_EMPHASIS.sub(r"\2", MARKDOWN_MARKS.sub("", MARKDOWN_LINK.sub(r"\1", value)))
-    return " ".join(text.split())
+    """A message as a plain one-line preview: "## Refund ```python" reads "Refund" (dashboard.markdown)."""
+    return markdown.plain_text(value) if isinstance(value, str) else value
 
 
 @register.simple_tag
