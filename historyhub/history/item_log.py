@@ -229,6 +229,9 @@ def compact(key, items, by_key=None):
             return Compacted(False, session.item_count)
         start_epoch(write)
         store(write, checked)
+        if not session.last_message:
+            # Nothing kept says anything: the list shows the last thing said, from the archive.
+            refresh_last_message(session)
     return Compacted(True, session.item_count)
 
 
