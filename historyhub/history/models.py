@@ -31,6 +31,23 @@ class RunStatus(models.TextChoices):
     FAILED = "failed"
 
 
+def has_expired(expires_at, now):
+    """The rule of expiry: a client action expiring at ``expires_at`` (None: never) stops waiting at that moment,
+    with nobody writing it (docs/architecture.md, "Time-driven state: expiry"). ``expired`` and ``unexpired`` are
+    the rule as queries; everything that asks whether an action, a session or a card still waits asks these."""
+    return expires_at is not None and expires_at <= now
+
+
+def expired(field, now):
+    """``has_expired`` as a query on a column of expiry times: rows whose ``field`` has come by ``now``."""
+    return models.Q(**{f"{field}__lte": now})
+
+
+def unexpired(field, now):
+    """The rows ``expired`` leaves out: ``field`` is empty (never expires) or still to come at ``now``."""
+    return models.Q(**{f"{field}__isnull": True}) | models.Q(**{f"{field}__gt": now})
+
+
 IN_DEFAULT_PROJECT = models.Q(project_id=DEFAULT_PROJECT)
 PROJECT_PREFIX = Concat(F("project_id"), Value("/"))
 # historyhub.projects.keys.session_key, as the database checks it.
@@ -130,13 +147,18 @@ class Session(models.Model):
 
     def waits_at(self, now):
         """Whether a client action still waits for a decision at ``now`` (one past its expiresAt does not)."""
-        return self.waiting_count > 0 and (self.waiting_until is None or self.waiting_until > now)
+        return self.waiting_count > 0 and not has_expired(self.waiting_until, now)
 
     def run_status_at(self, now):
         """The runStatus a reader sees at ``now``: a wait whose client actions all expired is over."""
         if self.run_status == RunStatus.WAITING_FOR_CLIENT_ACTION and not self.waits_at(now):
             return RunStatus.RUNNING
         return self.run_status
+
+
+def waiting_at(now):
+    """Sessions with a client action that still waits at ``now``: ``Session.waits_at`` as a query."""
+    return models.Q(waiting_count__gt=0) & unexpired("waiting_until", now)
 
 
 class Item(models.Model):
@@ -242,6 +264,34 @@ class ClientActionStatus(models.TextChoices):
     EXPIRED = "expired"
 
 
+class ClientActionQuerySet(models.QuerySet):
+    """Client actions as they read at a moment: ``ClientAction.status_at`` as queries."""
+
+    def overdue(self, now):
+        """Waiting actions whose expiresAt has come: they read expired, and the sweep writes it down."""
+        return self.filter(expired("expires_at", now), status=ClientActionStatus.WAITING)
+
+    def showing(self, status, now):
+        """The actions that read ``status`` at ``now``: a waiting one past its expiresAt reads expired."""
+        if status == ClientActionStatus.WAITING:
+            return self.filter(unexpired("expires_at", now), status=ClientActionStatus.WAITING)
+        if status == ClientActionStatus.EXPIRED:
+            return self.filter(
+                models.Q(status=ClientActionStatus.EXPIRED)
+                | (expired("expires_at", now) & models.Q(status=ClientActionStatus.WAITING))
+            )
+        return self.filter(status=status)
+
+    def expiring_after(self, moment):
+        """The actions that still wait at ``moment`` and will expire, the first to expire first (the unexpired ones
+        with an expiresAt: a range of the expiry index)."""
+        return self.filter(status=ClientActionStatus.WAITING, expires_at__gt=moment).order_by("expires_at")
+
+    def expiring_between(self, after, until):
+        """The actions that come to read expired in (after, until]: overdue at ``until`` and not yet at ``after``."""
+        return self.overdue(until).filter(expires_at__gt=after)
+
+
 class ClientAction(models.Model):
     # No index of its own: the unique constraint below starts with the session and serves it (deletes too).
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="client_actions", db_index=False)
@@ -287,6 +337,8 @@ class ClientAction(models.Model):
         related_name="+",
         help_text="The API key whose request opened it: it may never decide it.",
     )
+
+    objects = ClientActionQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -340,7 +392,7 @@ class ClientAction(models.Model):
 
     def status_at(self, now):
         """The status a reader sees at ``now``: a waiting action past its expiresAt is expired."""
-        if self.is_waiting and self.expires_at is not None and self.expires_at <= now:
+        if self.is_waiting and has_expired(self.expires_at, now):
             return ClientActionStatus.EXPIRED
         return ClientActionStatus(self.status)
 

@@ -17,6 +17,7 @@ from historyhub.history.models import (
     RunStatus,
     Session,
     SessionStatus,
+    waiting_at,
 )
 from historyhub.history.writes import writing
 from historyhub.projects import keys
@@ -208,11 +209,6 @@ def agents(project):
             [project, project],
         )
         return [agent for (agent,) in cursor.fetchall()]
-
-
-def waiting_at(now):
-    """Sessions with a client action that still waits at ``now`` (Session.waits_at, as a query)."""
-    return Q(waiting_count__gt=0) & (Q(waiting_until__isnull=True) | Q(waiting_until__gt=now))
 
 
 def with_run_status(run_status, now):
