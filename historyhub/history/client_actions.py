@@ -26,7 +26,15 @@ from historyhub.history import client_action_cards as cards
 from historyhub.history import jsonvalues, validation
 from historyhub.history.dialects import base
 from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
-from historyhub.history.models import ClientAction, ClientActionStatus, RunStatus, Session, TimelineEntry, has_expired
+from historyhub.history.models import (
+    ClientAction,
+    ClientActionStatus,
+    RunStatus,
+    Session,
+    TimelineEntry,
+    has_expired,
+    run_status_given,
+)
 from historyhub.history.writes import writing
 from historyhub.notifications import Event, announce, announce_resolved
 from historyhub.projects import keys
@@ -386,10 +394,9 @@ def resolve_in(write, action, **fields):
 
 
 def stop_waiting_unless_waiting(write):
-    """The one rule of waiting → running: once nothing waits for a person, a run waiting for one runs again."""
+    """Once nothing waits for a person, a run waiting for one runs again (``models.run_status_given``)."""
     session = write.session
-    if session.waiting_count == 0 and session.run_status == RunStatus.WAITING_FOR_CLIENT_ACTION:
-        write.set_run_status(RunStatus.RUNNING)
+    write.set_run_status(run_status_given(session.run_status, waits=session.waiting_count > 0))
 
 
 def align_run_status(write):

@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import F, Value
 from django.db.models.functions import Concat
 from django.db.models.lookups import Contains, StartsWith
+from django.utils import timezone
 
 from historyhub.history import jsonvalues
 from historyhub.projects import keys
@@ -46,6 +47,16 @@ def expired(field, now):
 def unexpired(field, now):
     """The rows ``expired`` leaves out: ``field`` is empty (never expires) or still to come at ``now``."""
     return models.Q(**{f"{field}__isnull": True}) | models.Q(**{f"{field}__gt": now})
+
+
+def run_status_given(run_status, waits):
+    """The one rule of waiting → running: a run waiting for a person runs again once no client action waits for
+    one. Writes ask it when an action stops waiting (a decision, a result, the sweep, a pop), with the session's
+    waiting count; reads ask it with the time (``Session.run_status_at``: an expiry nobody has written down yet);
+    ``with_run_status`` is it as a query."""
+    if run_status == RunStatus.WAITING_FOR_CLIENT_ACTION and not waits:
+        return RunStatus.RUNNING
+    return run_status
 
 
 IN_DEFAULT_PROJECT = models.Q(project_id=DEFAULT_PROJECT)
@@ -151,14 +162,27 @@ class Session(models.Model):
 
     def run_status_at(self, now):
         """The runStatus a reader sees at ``now``: a wait whose client actions all expired is over."""
-        if self.run_status == RunStatus.WAITING_FOR_CLIENT_ACTION and not self.waits_at(now):
-            return RunStatus.RUNNING
-        return self.run_status
+        return run_status_given(self.run_status, self.waits_at(now))
+
+    @property
+    def run_status_now(self):
+        """The runStatus as a page shows it now."""
+        return self.run_status_at(timezone.now())
 
 
 def waiting_at(now):
     """Sessions with a client action that still waits at ``now``: ``Session.waits_at`` as a query."""
     return models.Q(waiting_count__gt=0) & unexpired("waiting_until", now)
+
+
+def with_run_status(run_status, now):
+    """Sessions whose runStatus reads ``run_status`` at ``now``: ``Session.run_status_at`` as a query."""
+    waiting = RunStatus.WAITING_FOR_CLIENT_ACTION
+    if run_status == waiting:
+        return models.Q(run_status=waiting) & waiting_at(now)
+    if run_status == RunStatus.RUNNING:
+        return models.Q(run_status=RunStatus.RUNNING) | (models.Q(run_status=waiting) & ~waiting_at(now))
+    return models.Q(run_status=run_status)
 
 
 class Item(models.Model):
