@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from historyhub.dashboard import destructive
-from historyhub.history import client_actions
+from historyhub.history import client_actions, previews
 from historyhub.projects import keys
 
 SUMMARY_CHARS = 200
@@ -47,8 +47,7 @@ class Batch:
             {
                 "action": action,
                 "destructive": destructive.reasons(action.name, action.arguments_json),
-                "arguments": action.arguments_json[:SUMMARY_CHARS]
-                + ("…" if len(action.arguments_json) > SUMMARY_CHARS else ""),
+                "arguments": previews.shortened(action.arguments_json, SUMMARY_CHARS),
             }
             for action in self.actions
         ]

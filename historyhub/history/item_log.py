@@ -13,11 +13,11 @@ from typing import NamedTuple
 from django.db import connection
 from django.db.models import Max, Subquery
 
-from historyhub.history import bulk, client_actions, jsonvalues, validation
+from historyhub.history import bulk, client_actions, jsonvalues, previews, validation
 from historyhub.history.dialects import base
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import ClientAction, ClientActionStatus, Item, Operation, Session, TimelineEntry
-from historyhub.history.projection import Projection, preview
+from historyhub.history.projection import Projection
 from historyhub.history.undo import Undo, usage_json
 from historyhub.history.writes import writing
 
@@ -245,7 +245,7 @@ def refresh_last_message(session):
         .only("text", "data")
         .first()
     )
-    session.last_message = "" if entry is None else preview(entry.text, entry.value["content"][0]["type"])
+    session.last_message = "" if entry is None else previews.message(entry.text, entry.value["content"][0]["type"])
 
 
 # Reading -------------------------------------------------------------------------------

@@ -240,3 +240,10 @@ def test_once_its_only_action_expires_the_row_and_the_page_say_running_as_the_fi
 
     assert row(listed, "late-1").text(".badge[title='run status']") == "running"
     assert header.text(".badge[title='run status']") == "running"
+
+
+def test_a_long_last_message_is_previewed_in_140_characters_ending_in_an_ellipsis(viewer_client, db):
+    sessions.ensure(agent="supportAgent", session_id="long-1")
+    item_log.append("long-1", [{"role": "user", "content": "**Refund** " + "please " * 100}])
+    preview = row(parse(viewer_client.get(URL)), "long-1").text(".preview")
+    assert preview == ("Refund " + "please " * 100)[:139] + "…"

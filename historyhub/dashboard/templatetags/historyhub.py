@@ -15,7 +15,7 @@ from django.utils.html import format_html
 
 from historyhub.approvals.deciders import Decider
 from historyhub.dashboard import hidden_characters, markdown, media, timeline
-from historyhub.history import client_actions
+from historyhub.history import client_actions, previews
 
 register = template.Library()
 
@@ -158,6 +158,12 @@ def plain_text(value):
         return value
     text = MARKDOWN_EMPHASIS.sub(r"\2", MARKDOWN_MARKS.sub("", MARKDOWN_LINK.sub(r"\1", value)))
     return " ".join(text.split())
+
+
+@register.filter(name="shortened")
+def shortened_filter(value, limit):
+    """A text in at most ``limit`` characters, cut with an ellipsis: the one rule of previews (history.previews)."""
+    return previews.shortened(value, int(limit)) if isinstance(value, str) else value
 
 
 @register.simple_tag
