@@ -1,6 +1,6 @@
 """The NinjaAPI: /api/v1, its auth, its errors and its OpenAPI schema.
 
-Every error, ours or ninja's, answers ``{"error": {"code", "message"}}``.
+Every error, ours or ninja's, answers the one error envelope (``faults.error_response``).
 """
 
 import json
@@ -15,6 +15,7 @@ from ninja.parser import Parser
 from historyhub import faults
 from historyhub.apikeys.auth import ApiKeyAuth
 from historyhub.apikeys.throttling import ApiKeyRateThrottle
+from historyhub.faults import error_response
 from historyhub.history import jsonvalues, validation
 from historyhub.history.api import router as history_router
 from historyhub.history.errors import DomainError
@@ -79,25 +80,20 @@ api.add_router("/v1", "historyhub.notifications.api.router")
 api.add_router("/v1", "historyhub.approvals.api.router")
 
 
-def error_response(request, code, message, status):
-    return api.create_response(request, {"error": {"code": code, "message": message}}, status=status)
-
-
 @api.exception_handler(DomainError)
 def domain_error(request, exc):
-    return error_response(request, exc.code, exc.message, exc.status)
+    headers = {"Retry-After": str(exc.retry_after)} if exc.retry_after is not None else None
+    return error_response(exc.code, exc.message, exc.status, headers)
 
 
 @api.exception_handler(AuthenticationError)
 def unauthorized(request, exc):
-    response = error_response(request, "unauthorized", "A valid API key is required: Authorization: Bearer <key>.", 401)
-    response["WWW-Authenticate"] = "Bearer"
-    return response
+    return faults.unauthorized()
 
 
 @api.exception_handler(AuthorizationError)
 def forbidden(request, exc):
-    return error_response(request, "forbidden", exc.message, 403)
+    return error_response("forbidden", exc.message, 403)
 
 
 @api.exception_handler(ValidationError)
@@ -109,9 +105,9 @@ def invalid_input(request, exc):
         # ninja nests the body under the view's parameter name; the wire does not.
         where = where[1:]
     if source == "query" and where and where[0] in PAGINATION_FIELDS:
-        return error_response(request, "invalid_input", validation.PAGINATION_MESSAGE, 400)
+        return error_response("invalid_input", validation.PAGINATION_MESSAGE, 400)
     field = ".".join(str(part) for part in where) or source
-    return error_response(request, "invalid_input", f"{field}: {error['msg']}", 400)
+    return error_response("invalid_input", f"{field}: {error['msg']}", 400)
 
 
 @api.exception_handler(HttpError)
@@ -121,18 +117,15 @@ def unparsable_body(request, exc):
     cause = exc.__cause__
     if isinstance(cause, ValueError) and not isinstance(cause, (json.JSONDecodeError, NotAnObject)):
         # JSON, but out of the intake rules: say which.
-        return error_response(request, "invalid_input", f"The request body {cause}.", 400)
-    return error_response(request, "invalid_input", BODY_MESSAGE, 400)
+        return error_response("invalid_input", f"The request body {cause}.", 400)
+    return error_response("invalid_input", BODY_MESSAGE, 400)
 
 
 @api.exception_handler(Throttled)
 def rate_limited(request, exc):
     seconds = max(1, math.ceil(exc.wait or 1))
-    response = error_response(
-        request, "rate_limited", f"This API key made too many requests; retry in {seconds} seconds.", 429
-    )
-    response["Retry-After"] = str(seconds)
-    return response
+    message = f"This API key made too many requests; retry in {seconds} seconds."
+    return error_response("rate_limited", message, 429, {"Retry-After": str(seconds)})
 
 
 def database_unavailable(request, exc):

@@ -1,9 +1,11 @@
-"""What HistoryHub answers when something outside the domain goes wrong.
+"""The one error envelope, and what HistoryHub answers when something outside the domain goes wrong.
 
-Under ``/api/`` every answer is the JSON error shape ``{"error": {"code", "message"}}``,
-whatever produced it: an unknown path, a method the path does not take, a bug.
-A database that cannot be reached answers 503 with ``Retry-After`` everywhere:
-JSON under ``/api/``, a short page elsewhere (docs/operations.md).
+Every error a program is answered with is ``{"error": {"code", "message"}}``, built by ``error_response``
+here and nowhere else: the API's handlers (historyhub.api), the middleware (faults, the body limit,
+Idempotency-Key), the server before Django (historyhub.serving: bodies, headers, /mcp) and the login
+throttle's answer to htmx. Under ``/api/`` that holds whatever produced the error: an unknown path, a method
+the path does not take, a bug. A database that cannot be reached answers 503 with ``Retry-After``
+everywhere: JSON under ``/api/``, a short page elsewhere (docs/operations.md).
 """
 
 import logging
@@ -25,6 +27,9 @@ logger = logging.getLogger(__name__)
 DATABASE_UNAVAILABLE = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 RETRY_AFTER_SECONDS = 5
 UNAVAILABLE_MESSAGE = "The database cannot be reached right now; try again in a few seconds."
+UNAUTHORIZED_MESSAGE = "A valid API key is required: Authorization: Bearer <key>."
+# As ninja answers the API's successes: an error reads the same to a client.
+JSON_CONTENT_TYPE = "application/json; charset=utf-8"
 
 # The answer under /api/ for an error response that something other than the
 # API's own handlers produced (Django's URL resolver, ninja's method dispatch, a crash).
@@ -40,8 +45,20 @@ API_ERRORS = {
 }
 
 
-def error_response(code, message, status):
-    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+def error_response(code, message, status, headers=None):
+    """The error envelope with this code, human sentence and status, and ``headers`` (Retry-After, Allow, …)."""
+    body = {"error": {"code": code, "message": message}}
+    return JsonResponse(body, status=status, headers=headers, content_type=JSON_CONTENT_TYPE)
+
+
+def unauthorized():
+    """401 for a request without a valid API key: the API's and /mcp's."""
+    return error_response("unauthorized", UNAUTHORIZED_MESSAGE, 401, {"WWW-Authenticate": "Bearer"})
+
+
+def unavailable():
+    """503 with Retry-After, as JSON, for a database that cannot be reached."""
+    return error_response("service_unavailable", UNAVAILABLE_MESSAGE, 503, {"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
 def payload_too_large():
@@ -63,24 +80,20 @@ def service_unavailable(request, error):
     """503 with Retry-After: JSON for the API, a page that needs no database for a person."""
     logger.warning("The database is unavailable (%s: %s): %s answers 503", type(error).__name__, error, request.path)
     if is_api(request):
-        response = error_response("service_unavailable", UNAVAILABLE_MESSAGE, 503)
-    else:
-        response = HttpResponse(render_to_string("503.html"), status=503)
-    response["Retry-After"] = str(RETRY_AFTER_SECONDS)
-    return response
+        return unavailable()
+    return HttpResponse(render_to_string("503.html"), status=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
-def api_error(request, status, allowed=""):
+def api_error(request, status, allowed="", headers=None):
     code, message = API_ERRORS.get(status, API_ERRORS[500 if status >= 500 else 400])
-    return error_response(code, message.format(path=request.path, method=request.method, allowed=allowed), status)
+    message = message.format(path=request.path, method=request.method, allowed=allowed)
+    return error_response(code, message, status, headers)
 
 
 def as_api_error(request, response):
     """The JSON error for a non-JSON error response under /api/, keeping its Allow and Retry-After."""
     allowed = ", ".join(sorted(method.strip() for method in response.get("Allow", "").split(",") if method.strip()))
-    answer = api_error(request, response.status_code, allowed)
-    if allowed:
-        answer["Allow"] = allowed
+    headers = {"Allow": allowed} if allowed else {}
     if "Retry-After" in response:
-        answer["Retry-After"] = response["Retry-After"]
-    return answer
+        headers["Retry-After"] = response["Retry-After"]
+    return api_error(request, response.status_code, allowed, headers)

@@ -5,7 +5,6 @@ PostgreSQL restarts and goes away behind a proxy the test controls
 """
 
 import contextlib
-import json
 import socket
 import time
 from dataclasses import dataclass
@@ -14,6 +13,7 @@ import pytest
 from django.db import connection
 
 from historyhub.apikeys.models import ApiKey
+from tests.support.readers import envelope
 from tests.support.servers import HTTPS, ProductionServer, fetch, production_environment
 from tests.support.tcp_proxy import TcpProxy
 
@@ -28,8 +28,7 @@ class Answer:
     seconds: float
 
     def error(self):
-        assert self.headers["Content-Type"].startswith("application/json"), self.body[:300]
-        return json.loads(self.body)["error"]
+        return envelope(self.headers["Content-Type"], self.body)
 
 
 def call(url, headers):

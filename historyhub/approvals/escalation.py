@@ -17,19 +17,15 @@ log = logging.getLogger(__name__)
 def sweep_escalations(now=None):
     """Escalate every waiting action whose time has come; returns how many. Run periodically (``manage.py sweep``)."""
     now = now or timezone.now()
-    due = ClientAction.objects.filter(
-        status=ClientActionStatus.WAITING, escalate_at__lte=now, escalated_at__isnull=True
-    ).values_list("session_id", "call_id")
+    due = _due(now).values_list("session_id", "call_id")
     escalated_count = 0
     for session_id, call_id in list(due):
         with writing(session_id, missing_ok=True) as write:
             if write is None:
                 continue
             # Looked up again under the session's lock: a decision or another sweep may have come first.
-            action = ClientAction.objects.filter(
-                session=write.session, call_id=call_id, status=ClientActionStatus.WAITING, escalated_at__isnull=True
-            ).first()
-            if action is None or action.status_at(now) != ClientActionStatus.WAITING:
+            action = _due(now).filter(session=write.session, call_id=call_id).first()
+            if action is None:
                 write.discard()
                 continue
             write.change_action(action, escalated_at=now)
@@ -37,6 +33,13 @@ def sweep_escalations(now=None):
             escalated(action)
             escalated_count += 1
     return escalated_count
+
+
+def _due(now):
+    """Actions still waiting at ``now`` (not expired) whose time to escalate has come, and not escalated yet."""
+    return ClientAction.objects.showing(ClientActionStatus.WAITING, now).filter(
+        escalate_at__lte=now, escalated_at__isnull=True
+    )
 
 
 def escalated(action):

@@ -6,7 +6,9 @@ the selected ones, or every waiting action the page's filters match (on every
 page). Its confirmation lists them, and carries the batch's fingerprint; the
 confirmed decision is carried out only if the batch it finds then has the same
 fingerprint, so what is decided is exactly what was shown. The decision itself
-is all or nothing.
+is all or nothing, on the approvals page and in the admin alike (``decide``):
+one action that cannot be decided leaves every other one waiting, and the
+person is told which and why.
 """
 
 import hashlib
@@ -16,7 +18,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from historyhub.dashboard import destructive, inbox
-from historyhub.history import client_actions
+from historyhub.history import client_actions, previews
+from historyhub.history.errors import DomainError
 from historyhub.projects import keys
 
 SUMMARY_CHARS = 200
@@ -49,8 +52,7 @@ class Batch:
             {
                 "action": action,
                 "destructive": destructive.reasons(action.name, action.arguments_json),
-                "arguments": action.arguments_json[:SUMMARY_CHARS]
-                + ("…" if len(action.arguments_json) > SUMMARY_CHARS else ""),
+                "arguments": previews.shortened(action.arguments_json, SUMMARY_CHARS),
             }
             for action in self.actions
         ]
@@ -71,9 +73,25 @@ def waiting_among(project, keys):
     return Batch(actions, left_out=len(wanted) - len(actions))
 
 
+class Refused(Exception):
+    """A batch holding an action that could not be decided, so none of it was: which action, and ``error``, the
+    DomainError that says why."""
+
+    def __init__(self, session_key, call_id, error):
+        super().__init__(error.message)
+        self.session_key, self.call_id, self.error = session_key, call_id, error
+
+    def message(self, session):
+        """What the person is told, naming the action's session as the page does (``session``)."""
+        return f"Nothing was decided, as {session}/{self.call_id} could not be: {self.error.message}"
+
+
 def decide(keys, *, decision, comment, decider):
     """Decide every ("<session key>", "<call id>") key, in lock order, or none: one action that cannot be
-    decided raises its DomainError and leaves every other one waiting."""
+    decided raises ``Refused`` and leaves every other one waiting."""
     with transaction.atomic():
-        for session_id, call_id in sorted(keys):
-            client_actions.decide(session_id, call_id, decision=decision, comment=comment, decider=decider)
+        for session_key, call_id in sorted(keys):
+            try:
+                client_actions.decide(session_key, call_id, decision=decision, comment=comment, decider=decider)
+            except DomainError as error:
+                raise Refused(session_key, call_id, error) from error

@@ -19,8 +19,9 @@ from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth.forms import AuthenticationForm
 from django.db.models import Sum
-from django.http import JsonResponse
 from django.shortcuts import render
+
+from historyhub import faults
 
 
 def client_address(request):
@@ -65,7 +66,7 @@ def locked_out(request, response, credentials):
         f"Logging in is blocked for {minutes} minute{'s' if minutes != 1 else ''} after the last of them."
     )
     if request.htmx or request.get_preferred_type(["text/html", "application/json"]) == "application/json":
-        answer = JsonResponse({"error": {"code": "rate_limited", "message": message}}, status=429)
+        answer = faults.error_response("rate_limited", message, 429)
     else:
         username = (credentials or {}).get("username") or request.POST.get("username", "")
         form = AuthenticationForm(request, initial={"username": username})

@@ -481,11 +481,12 @@ def decide_selected(request):
     person = Decider.person(request.user)
     try:
         batch.decide(selected, decision=data["decision"], comment=data["comment"], decider=person)
-    except Forbidden as refused:
-        raise PermissionDenied(refused.message) from None
-    except DomainError as error:
-        status = error.status
-        messages.error(request, f"{error.message} Nothing was decided.")
+    except batch.Refused as refused:
+        said = refused.message(keys.session_id_of(refused.session_key))
+        if isinstance(refused.error, Forbidden):
+            raise PermissionDenied(said) from None
+        status = refused.error.status
+        messages.error(request, said)
     else:
         messages.success(
             request, f"{DONE[data['decision']]} {len(selected)} action{'s' if len(selected) != 1 else ''}."

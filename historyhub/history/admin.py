@@ -16,7 +16,7 @@ from historyhub.approvals.deciders import Decider
 from historyhub.approvals.decisions import DONE, WITHOUT_ANSWER
 from historyhub.dashboard import batch
 from historyhub.history import jsonvalues, sessions, validation
-from historyhub.history.errors import DomainError, InvalidInput
+from historyhub.history.errors import InvalidInput
 from historyhub.history.models import ClientAction, ClientActionStatus, Item, Operation, Session, TimelineEntry
 
 admin.site.site_header = "HistoryHub administration"
@@ -335,12 +335,13 @@ class ClientActionAdmin(ReadOnlyAdmin):
         return operators_only(request)
 
     def decide(self, request, queryset, decision):
-        """All of the selected actions or none, as on the dashboard's approvals page (dashboard.batch)."""
+        """All of the selected actions or none, as on the dashboard's approvals page (dashboard.batch); the admin
+        names sessions by their keys, as it lists them, since it shows every project."""
         selected = list(queryset.values_list("session_id", "call_id"))
         try:
             batch.decide(selected, decision=decision, comment="", decider=Decider.person(request.user))
-        except DomainError as error:
-            self.message_user(request, f"{error.message} Nothing was decided.", messages.ERROR)
+        except batch.Refused as refused:
+            self.message_user(request, refused.message(refused.session_key), messages.ERROR)
             return
         self.message_user(
             request,

@@ -6,7 +6,7 @@ The schemas (``historyhub.history.schemas``) turn the domain's objects into the 
 from typing import Annotated
 
 from django.core.handlers.asgi import ASGIRequest
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import StreamingHttpResponse
 from django.urls import register_converter
 from django.utils import timezone
 from ninja import Path, Query, Status
@@ -28,6 +28,7 @@ from historyhub.history import (
     waiting,
     wire_entries,
 )
+from historyhub.history.errors import Restarting, TooManyWaits
 from historyhub.history.schemas import (
     SESSION_ID_PATTERN,
     WITHOUT_NUL,
@@ -335,11 +336,9 @@ def supply_client_action_result(request, key: SessionId, call_id: CallId, body: 
     "/sessions/{sessionId}/client-actions/{anyid:callId}/result",
     response={200: ClientActionOut, **errors(404, 429, 503)},
 )
-async def get_client_action_ending_in_result(
-    request, response: HttpResponse, key: SessionId, call_id: CallId, query: Query[WaitQuery]
-):
+async def get_client_action_ending_in_result(request, key: SessionId, call_id: CallId, query: Query[WaitQuery]):
     """The action whose callId is {callId}/result: a GET here is a read, not the result endpoint."""
-    return await read_client_action(request, response, key, f"{call_id}/result", query.wait)
+    return await read_client_action(request, key, f"{call_id}/result", query.wait)
 
 
 @router.post(
@@ -366,38 +365,29 @@ def decide_client_action(request, key: SessionId, call_id: CallId, body: Decisio
     "/sessions/{sessionId}/client-actions/{anyid:callId}/decision",
     response={200: ClientActionOut, **errors(404, 429, 503)},
 )
-async def get_client_action_ending_in_decision(
-    request, response: HttpResponse, key: SessionId, call_id: CallId, query: Query[WaitQuery]
-):
+async def get_client_action_ending_in_decision(request, key: SessionId, call_id: CallId, query: Query[WaitQuery]):
     """The action whose callId is {callId}/decision: a GET here is a read, not the decision endpoint."""
-    return await read_client_action(request, response, key, f"{call_id}/decision", query.wait)
+    return await read_client_action(request, key, f"{call_id}/decision", query.wait)
 
 
 @router.get(
     "/sessions/{sessionId}/client-actions/{anyid:callId}", response={200: ClientActionOut, **errors(404, 429, 503)}
 )
-async def get_client_action(request, response: HttpResponse, key: SessionId, call_id: CallId, query: Query[WaitQuery]):
+async def get_client_action(request, key: SessionId, call_id: CallId, query: Query[WaitQuery]):
     """One action; with wait, answered as soon as it leaves waiting (or expires) or after that many seconds.
 
     A wait holds no thread while it waits (docs/live-updates.md). When the
     server restarts meanwhile it answers 503 with Retry-After: ask again.
     """
-    return await read_client_action(request, response, key, call_id, query.wait)
+    return await read_client_action(request, key, call_id, query.wait)
 
 
-async def read_client_action(request, response, key, call_id, wait):
+async def read_client_action(request, key, call_id, wait):
     if not wait:
         return await live.read(client_actions.get, key, call_id)
     try:
         return await waiting.wait_for_resolution(key, call_id, wait, waiter=("key", request.auth.pk))
     except live.Closed:
-        response["Retry-After"] = "1"
-        message = "The server is restarting; ask again."
-        return Status(503, {"error": {"code": "service_unavailable", "message": message}})
+        raise Restarting() from None
     except live.TooMany as too_many:
-        response["Retry-After"] = "1"
-        message = (
-            f"This API key already holds {too_many.limit} waits on this server; "
-            "ask again once one of them has answered."
-        )
-        return Status(429, {"error": {"code": "rate_limited", "message": message}})
+        raise TooManyWaits(too_many.limit) from None

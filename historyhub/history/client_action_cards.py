@@ -6,6 +6,7 @@ Pure functions of an action or of a card's data; ``client_actions`` decides when
 
 from historyhub.history.dialects import base
 from historyhub.history.models import ClientActionStatus as Status
+from historyhub.history.models import has_expired
 
 # A client action's state as the timeline shows it.
 CARD_STATUS = {
@@ -110,5 +111,4 @@ def waiting_until(entry_type, data):
 
 def as_shown(entry_type, data, now):
     """The card's data as a reader sees it at ``now``."""
-    until = waiting_until(entry_type, data)
-    return expired_view(entry_type, data) if until is not None and until <= now else data
+    return expired_view(entry_type, data) if has_expired(waiting_until(entry_type, data), now) else data

@@ -10,14 +10,13 @@ when the call it guards is already on the timeline (an Agents SDK tool that
 needs approval), that ``action`` entry with an ``approval`` (docs/timeline.md;
 what the cards say is in ``client_action_cards``).
 Expiry is a matter of time: from ``expiresAt`` on, every read shows the action
-expired (``ClientAction.status_at``); the periodic sweep (``sweep_expired``)
-writes it down.
+expired (``models.has_expired``: ``ClientAction.status_at`` and the queries of
+``ClientActionQuerySet``); the periodic sweep (``sweep_expired``) writes it down.
 """
 
 from datetime import timedelta
 from typing import NamedTuple
 
-from django.db.models import Q
 from django.utils import timezone
 
 from historyhub.approvals import deciders, policies, response_schemas, votes
@@ -27,7 +26,15 @@ from historyhub.history import client_action_cards as cards
 from historyhub.history import jsonvalues, validation
 from historyhub.history.dialects import base
 from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
-from historyhub.history.models import ClientAction, ClientActionStatus, RunStatus, Session, TimelineEntry
+from historyhub.history.models import (
+    ClientAction,
+    ClientActionStatus,
+    RunStatus,
+    Session,
+    TimelineEntry,
+    has_expired,
+    run_status_given,
+)
 from historyhub.history.writes import writing
 from historyhub.notifications import Event
 from historyhub.projects import keys
@@ -93,7 +100,7 @@ def open_action(
                 raise ActionResultConflict(f"Client action {call_id!r} already exists with different content.")
             write.discard()
             return Opened(existing, False)
-        if expires_at is not None and expires_at <= write.now:
+        if has_expired(expires_at, write.now):
             raise InvalidInput("expiresAt must lie in the future.")
         return open_in(
             write,
@@ -263,7 +270,7 @@ def listing(project, status=None, agent=None, session_id=None, now=None):
     now = now or timezone.now()
     actions = ClientAction.objects.select_related("session").prefetch_related("votes").filter(session__project=project)
     if status:
-        actions = actions.filter(with_status(validation.choice(status, Status.values, "status"), now))
+        actions = actions.showing(validation.choice(status, Status.values, "status"), now)
     if agent:
         actions = actions.filter(session__agent=agent)
     if session_id:
@@ -271,20 +278,9 @@ def listing(project, status=None, agent=None, session_id=None, now=None):
     return actions.order_by("created_at", "pk")
 
 
-def with_status(status, now):
-    """A filter for actions that show ``status`` at ``now``: waiting ones past their expiry show expired."""
-    overdue = Q(status=Status.WAITING, expires_at__lte=now)
-    if status == Status.WAITING:
-        return Q(status=Status.WAITING) & ~Q(expires_at__lte=now)
-    if status == Status.EXPIRED:
-        return Q(status=Status.EXPIRED) | overdue
-    return Q(status=status)
-
-
 def waiting_count(project, now=None):
     """How many actions of ``project`` wait for a decision now (the navigation's inbox count)."""
-    waiting = ClientAction.objects.filter(with_status(Status.WAITING, now or timezone.now()), session__project=project)
-    return waiting.count()
+    return ClientAction.objects.showing(Status.WAITING, now or timezone.now()).filter(session__project=project).count()
 
 
 # Resolving -----------------------------------------------------------------------------
@@ -398,10 +394,9 @@ def resolve_in(write, action, **fields):
 
 
 def stop_waiting_unless_waiting(write):
-    """The one rule of waiting → running: once nothing waits for a person, a run waiting for one runs again."""
+    """Once nothing waits for a person, a run waiting for one runs again (``models.run_status_given``)."""
     session = write.session
-    if session.waiting_count == 0 and session.run_status == RunStatus.WAITING_FOR_CLIENT_ACTION:
-        write.set_run_status(RunStatus.RUNNING)
+    write.set_run_status(run_status_given(session.run_status, waits=session.waiting_count > 0))
 
 
 def align_run_status(write):
@@ -433,14 +428,12 @@ def _same_outcome(action, outcome):
 def sweep_expired(now=None):
     """Write down the expiry of every waiting action past its expiresAt; returns how many. Run periodically."""
     now = now or timezone.now()
-    due = list(
-        ClientAction.objects.filter(status=Status.WAITING, expires_at__lte=now).values_list("session_id", "call_id")
-    )
+    due = list(ClientAction.objects.overdue(now).values_list("session_id", "call_id"))
     for session_id, call_id in due:
         with writing(session_id, missing_ok=True) as write:
             if write is None:
                 continue
-            action = ClientAction.objects.filter(session=write.session, call_id=call_id, status=Status.WAITING).first()
+            action = ClientAction.objects.overdue(now).filter(session=write.session, call_id=call_id).first()
             if action is not None:
                 resolve_in(write, action, status=Status.EXPIRED, resolved_at=action.expires_at)
     return len(due)

@@ -1,7 +1,7 @@
 """The errors of the API (docs/api.md, "Errors"): a code, an HTTP status and a human sentence.
 
-The domain raises them; the API turns them into ``{"error": {"code", "message"}}``
-and the dashboard into a message for the person.
+The domain raises them; the API turns them into the one error envelope
+(``historyhub.faults.error_response``) and the dashboard into a message for the person.
 """
 
 from historyhub.projects import keys
@@ -10,6 +10,7 @@ from historyhub.projects import keys
 class DomainError(Exception):
     code = "invalid_input"
     status = 400
+    retry_after = None  # seconds after which asking again may succeed, sent as Retry-After
 
     def __init__(self, message):
         super().__init__(message)
@@ -68,3 +69,23 @@ class PayloadTooLarge(DomainError):
 
 class DecisionNotAllowed(DomainError):
     code, status = "decision_not_allowed", 409
+
+
+class Restarting(DomainError):
+    """A wait cut short because this server is shutting down; another worker answers the next ask."""
+
+    code, status, retry_after = "service_unavailable", 503, 1
+
+    def __init__(self):
+        super().__init__("The server is restarting; ask again.")
+
+
+class TooManyWaits(DomainError):
+    """An API key already holding HISTORYHUB_MAX_WAITS_PER_KEY waits on this server."""
+
+    code, status, retry_after = "rate_limited", 429, 1
+
+    def __init__(self, limit):
+        super().__init__(
+            f"This API key already holds {limit} waits on this server; ask again once one of them has answered."
+        )

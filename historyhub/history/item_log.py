@@ -13,11 +13,11 @@ from typing import NamedTuple
 from django.db import connection
 from django.db.models import Max, Subquery
 
-from historyhub.history import bulk, client_actions, jsonvalues, validation
+from historyhub.history import bulk, client_actions, jsonvalues, previews, validation
 from historyhub.history.dialects import base
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import ClientAction, ClientActionStatus, Item, Operation, Session, TimelineEntry
-from historyhub.history.projection import Projection, preview
+from historyhub.history.projection import Projection
 from historyhub.history.undo import Undo, usage_json
 from historyhub.history.writes import writing
 
@@ -256,7 +256,7 @@ def refresh_last_message(session):
     in an archived epoch if the current one has none (a compaction that kept no message)."""
     messages = TimelineEntry.objects.filter(session=session, epoch__lte=session.epoch, type="message")
     for entry in messages.order_by("-epoch", "-seq").only("text", "data")[:LAST_MESSAGE_LOOKS]:
-        shown = preview(entry.text, entry.value["content"][0]["type"])
+        shown = previews.message(entry.text, entry.value["content"][0]["type"])
         if shown.strip():
             session.last_message = shown
             return

@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import F, Value
 from django.db.models.functions import Concat
 from django.db.models.lookups import Contains, StartsWith
+from django.utils import timezone
 
 from historyhub.history import jsonvalues
 from historyhub.projects import keys
@@ -29,6 +30,33 @@ class RunStatus(models.TextChoices):
     PAUSED = "paused"
     COMPLETED = "completed"
     FAILED = "failed"
+
+
+def has_expired(expires_at, now):
+    """The rule of expiry: a client action expiring at ``expires_at`` (None: never) stops waiting at that moment,
+    with nobody writing it (docs/architecture.md, "Time-driven state: expiry"). ``expired`` and ``unexpired`` are
+    the rule as queries; everything that asks whether an action, a session or a card still waits asks these."""
+    return expires_at is not None and expires_at <= now
+
+
+def expired(field, now):
+    """``has_expired`` as a query on a column of expiry times: rows whose ``field`` has come by ``now``."""
+    return models.Q(**{f"{field}__lte": now})
+
+
+def unexpired(field, now):
+    """The rows ``expired`` leaves out: ``field`` is empty (never expires) or still to come at ``now``."""
+    return models.Q(**{f"{field}__isnull": True}) | models.Q(**{f"{field}__gt": now})
+
+
+def run_status_given(run_status, waits):
+    """The one rule of waiting → running: a run waiting for a person runs again once no client action waits for
+    one. Writes ask it when an action stops waiting (a decision, a result, the sweep, a pop), with the session's
+    waiting count; reads ask it with the time (``Session.run_status_at``: an expiry nobody has written down yet);
+    ``with_run_status`` is it as a query."""
+    if run_status == RunStatus.WAITING_FOR_CLIENT_ACTION and not waits:
+        return RunStatus.RUNNING
+    return run_status
 
 
 IN_DEFAULT_PROJECT = models.Q(project_id=DEFAULT_PROJECT)
@@ -130,13 +158,31 @@ class Session(models.Model):
 
     def waits_at(self, now):
         """Whether a client action still waits for a decision at ``now`` (one past its expiresAt does not)."""
-        return self.waiting_count > 0 and (self.waiting_until is None or self.waiting_until > now)
+        return self.waiting_count > 0 and not has_expired(self.waiting_until, now)
 
     def run_status_at(self, now):
         """The runStatus a reader sees at ``now``: a wait whose client actions all expired is over."""
-        if self.run_status == RunStatus.WAITING_FOR_CLIENT_ACTION and not self.waits_at(now):
-            return RunStatus.RUNNING
-        return self.run_status
+        return run_status_given(self.run_status, self.waits_at(now))
+
+    @property
+    def run_status_now(self):
+        """The runStatus as a page shows it now."""
+        return self.run_status_at(timezone.now())
+
+
+def waiting_at(now):
+    """Sessions with a client action that still waits at ``now``: ``Session.waits_at`` as a query."""
+    return models.Q(waiting_count__gt=0) & unexpired("waiting_until", now)
+
+
+def with_run_status(run_status, now):
+    """Sessions whose runStatus reads ``run_status`` at ``now``: ``Session.run_status_at`` as a query."""
+    waiting = RunStatus.WAITING_FOR_CLIENT_ACTION
+    if run_status == waiting:
+        return models.Q(run_status=waiting) & waiting_at(now)
+    if run_status == RunStatus.RUNNING:
+        return models.Q(run_status=RunStatus.RUNNING) | (models.Q(run_status=waiting) & ~waiting_at(now))
+    return models.Q(run_status=run_status)
 
 
 class Item(models.Model):
@@ -242,6 +288,34 @@ class ClientActionStatus(models.TextChoices):
     EXPIRED = "expired"
 
 
+class ClientActionQuerySet(models.QuerySet):
+    """Client actions as they read at a moment: ``ClientAction.status_at`` as queries."""
+
+    def overdue(self, now):
+        """Waiting actions whose expiresAt has come: they read expired, and the sweep writes it down."""
+        return self.filter(expired("expires_at", now), status=ClientActionStatus.WAITING)
+
+    def showing(self, status, now):
+        """The actions that read ``status`` at ``now``: a waiting one past its expiresAt reads expired."""
+        if status == ClientActionStatus.WAITING:
+            return self.filter(unexpired("expires_at", now), status=ClientActionStatus.WAITING)
+        if status == ClientActionStatus.EXPIRED:
+            return self.filter(
+                models.Q(status=ClientActionStatus.EXPIRED)
+                | (expired("expires_at", now) & models.Q(status=ClientActionStatus.WAITING))
+            )
+        return self.filter(status=status)
+
+    def expiring_after(self, moment):
+        """The actions that still wait at ``moment`` and will expire, the first to expire first (the unexpired ones
+        with an expiresAt: a range of the expiry index)."""
+        return self.filter(status=ClientActionStatus.WAITING, expires_at__gt=moment).order_by("expires_at")
+
+    def expiring_between(self, after, until):
+        """The actions that come to read expired in (after, until]: overdue at ``until`` and not yet at ``after``."""
+        return self.overdue(until).filter(expires_at__gt=after)
+
+
 class ClientAction(models.Model):
     # No index of its own: the unique constraint below starts with the session and serves it (deletes too).
     session = models.ForeignKey(Session, on_delete=models.CASCADE, related_name="client_actions", db_index=False)
@@ -287,6 +361,8 @@ class ClientAction(models.Model):
         related_name="+",
         help_text="The API key whose request opened it: it may never decide it.",
     )
+
+    objects = ClientActionQuerySet.as_manager()
 
     class Meta:
         constraints = [
@@ -340,7 +416,7 @@ class ClientAction(models.Model):
 
     def status_at(self, now):
         """The status a reader sees at ``now``: a waiting action past its expiresAt is expired."""
-        if self.is_waiting and self.expires_at is not None and self.expires_at <= now:
+        if self.is_waiting and has_expired(self.expires_at, now):
             return ClientActionStatus.EXPIRED
         return ClientActionStatus(self.status)
 

@@ -9,17 +9,10 @@ back.
 
 from datetime import timedelta
 
-from historyhub.history import client_action_cards, client_actions, dialects, jsonvalues
+from historyhub.history import client_action_cards, client_actions, dialects, jsonvalues, previews
 from historyhub.history.dialects import base, content
 from historyhub.history.models import EntryStatus, RunStatus
 from historyhub.history.undo import usage_json
-
-PREVIEW_LENGTH = 300
-
-
-def preview(text, first_part_type):
-    """What the sessions list shows of a message: its text, or the kind of its first part (``[image]``)."""
-    return (text or f"[{first_part_type}]")[:PREVIEW_LENGTH]
 
 
 class Projection:
@@ -62,7 +55,7 @@ class Projection:
             source_position=position,
             text=text,
         )
-        shown = preview(text, parts[0]["type"])
+        shown = previews.message(text, parts[0]["type"])
         # A message of white space says nothing: the list goes on showing the one before.
         if shown.strip():
             self.write.set_last_message(shown)

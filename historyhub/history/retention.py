@@ -16,8 +16,7 @@ from django.utils import timezone
 
 from historyhub.data import audit
 from historyhub.history import ownership
-from historyhub.history.models import Session
-from historyhub.history.sessions import waiting_at
+from historyhub.history.models import Session, waiting_at
 from historyhub.projects import keys
 from historyhub.projects.models import Project
 

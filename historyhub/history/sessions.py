@@ -5,7 +5,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from django.db import connection
-from django.db.models import Prefetch, Q
+from django.db.models import Prefetch
 from django.utils import timezone
 
 from historyhub.data import audit
@@ -17,6 +17,8 @@ from historyhub.history.models import (
     RunStatus,
     Session,
     SessionStatus,
+    waiting_at,
+    with_run_status,
 )
 from historyhub.history.writes import writing
 from historyhub.projects import keys
@@ -208,21 +210,6 @@ def agents(project):
             [project, project],
         )
         return [agent for (agent,) in cursor.fetchall()]
-
-
-def waiting_at(now):
-    """Sessions with a client action that still waits at ``now`` (Session.waits_at, as a query)."""
-    return Q(waiting_count__gt=0) & (Q(waiting_until__isnull=True) | Q(waiting_until__gt=now))
-
-
-def with_run_status(run_status, now):
-    """Sessions whose runStatus shows ``run_status`` at ``now`` (Session.run_status_at, as a query)."""
-    waiting = RunStatus.WAITING_FOR_CLIENT_ACTION
-    if run_status == waiting:
-        return Q(run_status=waiting) & waiting_at(now)
-    if run_status == RunStatus.RUNNING:
-        return Q(run_status=RunStatus.RUNNING) | (Q(run_status=waiting) & ~waiting_at(now))
-    return Q(run_status=run_status)
 
 
 def with_snapshot_relations(queryset):

@@ -75,21 +75,19 @@ def _read(query, *args):
         connection.close()
 
 
-def _waiting():
-    ClientAction = apps.get_model("history", "ClientAction")
-    return ClientAction.objects.filter(status="waiting")
+def _client_actions():
+    return apps.get_model("history", "ClientAction").objects
 
 
 def _next_expiry(after):
     """When the first waiting action to expire after ``after`` does, if any: one indexed query."""
-    upcoming = _waiting().filter(expires_at__gt=after).order_by("expires_at")
-    return upcoming.values_list("expires_at", flat=True).first()
+    return _client_actions().expiring_after(after).values_list("expires_at", flat=True).first()
 
 
 def _expired_between(after, until):
-    """{session id: [call id, …]} of the waiting actions whose expiresAt lies in (after, until]."""
+    """{session id: [call id, …]} of the waiting actions that come to read expired in (after, until]."""
     due = {}
-    rows = _waiting().filter(expires_at__gt=after, expires_at__lte=until).values_list("session_id", "call_id")
+    rows = _client_actions().expiring_between(after, until).values_list("session_id", "call_id")
     for session_id, call_id in rows:
         due.setdefault(session_id, []).append(call_id)
     return due

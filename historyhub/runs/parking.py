@@ -13,7 +13,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Prefetch, Q
 from django.utils import timezone
 
-from historyhub.history import client_actions, sessions, validation
+from historyhub.history import sessions, validation
 from historyhub.history.errors import DomainError, InvalidInput, NotFound
 from historyhub.history.models import ClientAction, ClientActionStatus
 from historyhub.projects import keys
@@ -128,17 +128,13 @@ def _unclaimed(now):
     return Q(claimed_until__isnull=True) | Q(claimed_until__lte=now)
 
 
-def _still_waiting(now):
-    """A client action nobody has decided and whose expiresAt, if any, has not passed."""
-    return client_actions.with_status(ClientActionStatus.WAITING, now)
-
-
 def _undecided(now):
-    return ClientAction.objects.filter(_still_waiting(now), parked_runs=OuterRef("pk"))
+    """The awaited client actions nobody has decided and whose expiresAt, if any, has not passed."""
+    return ClientAction.objects.showing(ClientActionStatus.WAITING, now).filter(parked_runs=OuterRef("pk"))
 
 
 def waiting_call_ids(run, now):
-    waiting = run.awaiting.filter(_still_waiting(now)).order_by("created_at", "pk")
+    waiting = run.awaiting.showing(ClientActionStatus.WAITING, now).order_by("created_at", "pk")
     return list(waiting.values_list("call_id", flat=True))
 
 

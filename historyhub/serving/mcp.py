@@ -105,16 +105,10 @@ async def answer(scope, receive, send):
     try:
         key = await sync_to_async(_active_key)(token) if token else None
     except faults.DATABASE_UNAVAILABLE:
-        response = faults.error_response("service_unavailable", faults.UNAVAILABLE_MESSAGE, 503)
-        response["Retry-After"] = str(faults.RETRY_AFTER_SECONDS)
-        await answers.send(send, response)
+        await answers.send(send, faults.unavailable())
         return
     if key is None:
-        response = faults.error_response(
-            "unauthorized", "A valid API key is required: Authorization: Bearer <key>.", 401
-        )
-        response["WWW-Authenticate"] = "Bearer"
-        await answers.send(send, response)
+        await answers.send(send, faults.unauthorized())
         return
     manager = await _started_manager()
     await manager.handle_request(scope, receive, send)

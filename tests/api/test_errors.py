@@ -6,7 +6,8 @@ from django.middleware.common import CommonMiddleware
 from django.test import Client
 
 from historyhub.api import BODY_MESSAGE
-from tests.support.readers import assert_error, items_via_api
+from tests.support.actors import KeyedApiClient
+from tests.support.readers import assert_error, envelope, items_via_api
 
 
 def test_a_body_over_the_limit_is_refused_with_413(api, session_id, settings):
@@ -143,6 +144,44 @@ def test_a_method_the_path_does_not_take_answers_json_405_with_allow(api, method
         response, 405, "method_not_allowed", f"{method} is not allowed on /api/v1/sessions; it takes GET, POST."
     )
     assert response["Allow"] == "GET, POST"
+
+
+def every_kind_of_error(api, anonymous, read_api, write_key, session_id, settings):
+    """One request for each way an error answer is made: ninja's schema check and body parser, the domain, the
+    key check, Django's resolver and ninja's dispatch, the body limit, the rate limit, Idempotency-Key."""
+    api.post(f"sessions/{session_id}/client-actions", {"callId": "c1", "name": "refund", "arguments": {}})
+    KeyedApiClient(write_key, "k1").post("sessions", {"sessionId": "s-one", "agent": "a"})
+    yield "schema", lambda: api.post(f"sessions/{session_id}/transactions", {"operationId": "op"}), 400
+    yield "body", lambda: api.post(f"sessions/{session_id}/items", raw="not json"), 400
+    past = {"callId": "c2", "name": "refund", "arguments": {}, "expiresAt": "2020-01-01T00:00:00Z"}
+    yield "domain", lambda: api.post(f"sessions/{session_id}/client-actions", past), 400
+    yield "key", lambda: anonymous.get("sessions"), 401
+    yield "scope", lambda: read_api.post("sessions", {"agent": "a"}), 403
+    yield "path", lambda: api.get("/api/v1/nothing"), 404
+    yield "missing", lambda: api.get("sessions/nobody"), 404
+    yield "method", lambda: api.request("DELETE", "sessions", {}), 405
+    other = {"callId": "c1", "name": "other", "arguments": {}}
+    yield "conflict", lambda: api.post(f"sessions/{session_id}/client-actions", other), 409
+    yield "idempotency key", lambda: KeyedApiClient(write_key, "k" * 256).post("sessions", {"agent": "a"}), 400
+    reuse = KeyedApiClient(write_key, "k1")
+    yield "idempotency reuse", lambda: reuse.post("sessions", {"sessionId": "s-two", "agent": "a"}), 409
+    settings.HISTORYHUB_MAX_BODY_BYTES = 100
+    yield "size", lambda: api.post("sessions", {"agent": "a" * 200}), 413
+    settings.HISTORYHUB_MAX_BODY_BYTES = 10 * 1024 * 1024
+    settings.HISTORYHUB_API_RATE_LIMITS = ["1/min"]
+    api.get("sessions")
+    yield "rate", lambda: api.get("sessions"), 429
+
+
+def test_every_kind_of_error_answer_is_exactly_the_envelope(api, anonymous, read_api, write_key, session_id, settings):
+    answered = []
+    for kind, request, status in every_kind_of_error(api, anonymous, read_api, write_key, session_id, settings):
+        response = request()
+        assert response.status_code == status, (kind, response.content)
+        envelope(response["Content-Type"], response.content)
+        answered.append(status)
+
+    assert answered == [400, 400, 400, 401, 403, 404, 404, 405, 409, 400, 409, 413, 429]
 
 
 @pytest.fixture

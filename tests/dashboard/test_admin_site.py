@@ -1,13 +1,15 @@
 import re
 
 import pytest
+import time_machine
 from django.contrib.auth.models import Permission, User
 from django.test import Client
 
 from historyhub.apikeys.models import ApiKey, hash_key
+from historyhub.approvals import policies
 from historyhub.history import client_actions, item_log, sessions, transactions
 from historyhub.history.models import ClientAction, Item, Operation, Session
-from historyhub.projects.models import Membership, Role
+from historyhub.projects.models import Group, Membership, Project, Role
 from tests.support.actors import as_approver
 from tests.support.html import parse
 
@@ -133,9 +135,52 @@ def test_the_admin_decides_all_the_selected_actions_or_none_and_says_why(admin_c
         follow=True,
     )
     messages = [message.text() for message in parse(response).all(".messagelist li")]
-    assert messages == ["Client action 'call_refund' was already resolved differently. Nothing was decided."]
+    assert messages == [
+        "Nothing was decided, as refund-1/call_refund could not be: "
+        "Client action 'call_refund' was already resolved differently."
+    ]
     assert client_actions.get("brief-1", "newest").status == "waiting"
     assert client_actions.get("refund-1", "call_refund").status == "approved"
+
+
+def decide_in_admin(client, decision, *call_ids):
+    """Run the admin's decision action on the client actions with these call ids; the messages it shows."""
+    selected = ClientAction.objects.filter(call_id__in=call_ids).values_list("pk", flat=True)
+    client.post("/admin/history/clientaction/", {"action": decision, "_selected_action": list(selected)})
+    return [message.text() for message in parse(client.get("/admin/history/clientaction/")).all(".messagelist li")]
+
+
+def test_an_action_a_policy_keeps_from_the_admin_user_leaves_the_whole_selection_waiting(admin_client, data):
+    """The deciders' rule refuses the superuser, who is in none of the policy's groups, in another project: the
+    admin names that action by its session's key, as it lists it, says why, and decides none of the others."""
+    Project.objects.create(id="acme", name="Acme")
+    Group.objects.create(project_id="acme", name="finance")
+    policies.replace("acme", [{"name": "finance only", "approverGroups": ["finance"]}])
+    sessions.ensure(agent="billing", project="acme", session_id="invoices")
+    client_actions.open_action("acme/invoices", call_id="pay", name="pay_invoice", arguments={"amount": 90})
+
+    said = decide_in_admin(admin_client, "approve", "newest", "pay", "call_refund")
+
+    assert said == [
+        'Nothing was decided, as acme/invoices/pay could not be: The policy "finance only" lets only members of '
+        "finance decide this action."
+    ]
+    for key, call_id in [("brief-1", "newest"), ("acme/invoices", "pay"), ("refund-1", "call_refund")]:
+        assert client_actions.get(key, call_id).status == "waiting"
+
+
+def test_an_action_that_expired_leaves_the_whole_selection_waiting(admin_client, data):
+    with time_machine.travel("2026-12-01T12:00:00Z", tick=False):
+        client_actions.open_action("brief-1", call_id="soon", name="post", arguments={}, expires_at="2026-12-01T12:05Z")
+
+    with time_machine.travel("2026-12-01T12:06:00Z", tick=False):
+        said = decide_in_admin(admin_client, "reject", "soon", "newest")
+
+    assert said == [
+        "Nothing was decided, as brief-1/soon could not be: Client action 'soon' expired and can no longer be resolved."
+    ]
+    assert ClientAction.objects.get(call_id="soon").status == "waiting"
+    assert client_actions.get("brief-1", "newest").status == "waiting"
 
 
 def test_only_superusers_enter_the_admin_which_shows_every_project(db, data):

@@ -62,6 +62,13 @@ def test_actions_that_look_destructive_are_called_out_with_why(approver_client, 
     assert items["delete account"].text(".arguments-summary") == '{"hard":true}'
 
 
+def test_long_arguments_are_summarised_in_200_characters_ending_in_an_ellipsis(approver_client, inbox):
+    client_actions.open_action("billing-2", call_id="c4", name="send_invoice", arguments={"lines": ["x" * 40] * 20})
+    shown = confirmation(ask(approver_client, ["billing-2/c3", "billing-2/c4"]))
+    summary = shown.all(".arguments-summary")[1].text()
+    assert len(summary) == 200 and summary == client_actions.get("billing-2", "c4").arguments_json[:199] + "…"
+
+
 def test_confirming_decides_exactly_the_listed_actions_with_the_comment(approver_client, inbox):
     asked = ask(approver_client, ["support-1/c1", "billing-2/c3"], "reject", comment="Not\r\nthese.")
     page = parse(confirm_batch(approver_client, asked))

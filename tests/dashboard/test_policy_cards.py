@@ -9,7 +9,7 @@ from historyhub.approvals.deciders import Decider
 from historyhub.history import client_actions, sessions
 from historyhub.history.models import ClientAction, TimelineEntry
 from historyhub.projects.models import Group, Role
-from tests.support.actors import make_member, post
+from tests.support.actors import confirm_batch, make_member, post
 from tests.support.html import parse
 
 
@@ -50,4 +50,29 @@ def test_a_person_outside_the_groups_sees_no_buttons_is_told_why_and_a_forced_po
     entry = TimelineEntry.objects.get(session_id="refund-9", key=governed.entry_key)
     url = reverse("dashboard:decide_entry", args=["default", "refund-9", entry.pk])
     assert post(approver_client, url, {"decision": "approve"}).status_code == 403
+    assert ClientAction.objects.get(pk=governed.pk).votes.count() == 1
+
+
+def test_a_batch_holding_an_action_the_policy_keeps_from_the_person_decides_none_and_says_which(
+    approver_client, governed
+):
+    # No policy governs an action opened once the project has none; r1 keeps the one it opened under.
+    policies.replace("default", [])
+    sessions.ensure(agent="supportAgent", session_id="mail-1")
+    client_actions.open_action("mail-1", call_id="m1", name="send_email", arguments={})
+    asked = post(
+        approver_client,
+        reverse("dashboard:decide_selected", args=["default"]),
+        {"selected": ["refund-9/r1", "mail-1/m1"], "decision": "approve"},
+        htmx=True,
+    )
+
+    response = confirm_batch(approver_client, asked)
+
+    assert response.status_code == 403
+    assert (
+        'Nothing was decided, as refund-9/r1 could not be: The policy "two from finance" lets only members of '
+        "finance decide this action." in parse(response).text("main")
+    )
+    assert client_actions.get("mail-1", "m1").status == "waiting"
     assert ClientAction.objects.get(pk=governed.pk).votes.count() == 1

@@ -2,6 +2,7 @@ import re
 from datetime import UTC
 
 import pytest
+import time_machine
 from django.urls import reverse
 
 from historyhub.dashboard.views import SESSIONS_COUNT_LIMIT, SESSIONS_PAGE_SIZE
@@ -251,3 +252,25 @@ def test_a_run_status_equal_to_the_status_shows_one_badge(viewer_client, db):
     sessions.update("done-1", status="completed", run_status="completed")
     badges = row(parse(viewer_client.get(URL)), "done-1").all(".badges .badge")
     assert [badge.text() for badge in badges] == ["completed"]
+
+
+def test_once_its_only_action_expires_the_row_and_the_page_say_running_as_the_filter_does(viewer_client, db):
+    sessions.ensure(agent="supportAgent", session_id="late-1")
+    with time_machine.travel("2026-12-01T12:00:00Z", tick=False):
+        client_actions.open_action("late-1", call_id="c1", name="refund", arguments={}, expires_at="2026-12-01T12:05Z")
+
+    with time_machine.travel("2026-12-01T12:05:00Z", tick=False):
+        listed = parse(viewer_client.get(URL, {"runStatus": "running"}))
+        header = parse(viewer_client.get(reverse("dashboard:session", args=["default", "late-1"]))).one(
+            "#session-header"
+        )
+
+    assert row(listed, "late-1").text(".badge[title='run status']") == "running"
+    assert header.text(".badge[title='run status']") == "running"
+
+
+def test_a_long_last_message_is_previewed_in_140_characters_ending_in_an_ellipsis(viewer_client, db):
+    sessions.ensure(agent="supportAgent", session_id="long-1")
+    item_log.append("long-1", [{"role": "user", "content": "**Refund** " + "please " * 100}])
+    preview = row(parse(viewer_client.get(URL)), "long-1").text(".preview")
+    assert preview == ("Refund " + "please " * 100)[:139] + "…"

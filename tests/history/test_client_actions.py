@@ -322,6 +322,34 @@ def test_before_its_expiry_an_action_reads_waiting(session_id):
         assert snapshot(session_id)["runStatus"] == "waiting_for_client_action"
 
 
+@pytest.mark.parametrize(
+    "moment, reads",
+    [("2026-12-01T12:04:59.999999Z", "waiting"), (EXPIRES_AT, "expired")],
+    ids=["a microsecond before", "at expiresAt"],
+)
+def test_every_reader_sees_the_expiry_from_the_same_moment(session_id, moment, reads):
+    """The action, the session, its card, the list filters, the inbox count, parked runs and the sweep all ask
+    the one rule: up to expiresAt the action waits, from expiresAt on it is expired."""
+    open_expiring(session_id)
+    waits = reads == "waiting"
+
+    with time_machine.travel(moment, tick=False):
+        now = timezone.now()
+        assert client_actions.get(session_id, "call_123").status_at(now) == reads
+        listed = {
+            status: [a.call_id for a in client_actions.listing("default", status)] for status in ("waiting", "expired")
+        }
+        assert listed == {"waiting": ["call_123"] if waits else [], "expired": [] if waits else ["call_123"]}
+        assert client_actions.waiting_count("default") == (1 if waits else 0)
+        assert snapshot(session_id)["runStatus"] == ("waiting_for_client_action" if waits else "running")
+        assert [s.session_id for s in sessions.search("default", waiting=True)] == (["ses_support"] if waits else [])
+        card = timeline_item(session_id, "client-action:call_123")
+        assert card["status"] == ("waiting" if waits else "failed")
+        assert client_actions.sweep_expired() == (0 if waits else 1)
+
+    assert client_actions.get(session_id, "call_123").status == reads
+
+
 def test_the_sweep_writes_the_expiry_down(session_id):
     open_expiring(session_id)
 

@@ -2,6 +2,7 @@
 (aiosmtpd); plain text and HTML naming the agent, the action, its arguments and a link that decides nothing."""
 
 import email
+import json
 from email import policy
 
 import pytest
@@ -9,6 +10,7 @@ from aiosmtpd.controller import Controller
 
 from bench.server import free_port
 from historyhub.notifications.models import EmailPreference, NotificationSettings
+from historyhub.notifications.transports.email import ARGUMENTS_PREVIEW_CHARACTERS
 from tests.notifications.conftest import deliver_due
 from tests.support.actors import make_member
 from tests.support.html import parse
@@ -117,3 +119,15 @@ def test_a_person_who_prefers_a_digest_gets_one_mail_gathering_the_events(
     assert message.get_body(("plain",)).get_content().count("issue_refund (client_action.opened") == 2
     deliver_due()
     assert len(inbox.messages) == 1
+
+
+def test_long_arguments_are_cut_to_the_preview_and_end_in_an_ellipsis(api, session_id, mail_channel, inbox):
+    person("ana", "approver")
+    arguments = {"rows": ["x" * 100] * 100}
+    api.post(f"sessions/{session_id}/client-actions", {"callId": "c1", "name": "send_report", "arguments": arguments})
+    deliver_due()
+    [(_, message)] = inbox.messages
+    pretty = json.dumps(arguments, indent=2)
+    text = message.get_body(("plain",)).get_content().replace("\r\n", "\n")
+    assert f"Arguments:\n{pretty[: ARGUMENTS_PREVIEW_CHARACTERS - 1]}…\n" in text
+    assert pretty[:ARGUMENTS_PREVIEW_CHARACTERS] not in text

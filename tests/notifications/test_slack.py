@@ -15,6 +15,7 @@ from historyhub.data.models import AuditEntry
 from historyhub.history import client_actions
 from historyhub.notifications.models import SlackMessage, SlackUserLink
 from historyhub.notifications.slack_interactions import NOT_LINKED
+from historyhub.notifications.transports.slack import ARGUMENTS_PREVIEW_CHARACTERS
 from tests.notifications.conftest import deliver_due
 from tests.support.actors import as_approver, make_member
 from tests.support.slack_web_api import SlackWebApi
@@ -231,3 +232,12 @@ def test_the_message_is_updated_after_a_decision_on_the_dashboard(waiting, slack
     update = next(request for request in slack.requests if request["path"] == "/chat.update")
     assert "rejected" in json.dumps(update["body"]["blocks"])
     assert "too much" in json.dumps(update["body"]["blocks"])
+
+
+def test_long_arguments_are_cut_to_the_preview_and_end_in_an_ellipsis(api, session_id, slack_channel, slack):
+    arguments = {"rows": ["x" * 100] * 100}
+    api.post(f"sessions/{session_id}/client-actions", {"callId": "c2", "name": "send_report", "arguments": arguments})
+    deliver_due()
+    shown = slack.requests[0]["body"]["blocks"][1]["text"]["text"]
+    pretty = json.dumps(arguments, indent=2)
+    assert shown == f"```{pretty[: ARGUMENTS_PREVIEW_CHARACTERS - 1]}…```"

@@ -4,6 +4,7 @@ import json
 
 from django.urls import reverse
 
+from historyhub.faults import JSON_CONTENT_TYPE
 from historyhub.history import client_actions, history_pages, item_log, sessions
 from historyhub.history.models import TimelineEntry
 from historyhub.history.schemas import ClientActionOut, HistoryPage, SessionSnapshot
@@ -19,12 +20,21 @@ def items_via_api(api, session_id, **params):
     return json.loads(b"".join(response.streaming_content))["items"]
 
 
+def envelope(content_type, body):
+    """The error of an answer that is exactly the error envelope, as ``faults.error_response`` builds it: its
+    content type, ``{"error": {"code", "message"}}`` and nothing else, both strings."""
+    assert content_type == JSON_CONTENT_TYPE, (content_type, body[:300])
+    answer = json.loads(body)
+    assert list(answer) == ["error"] and sorted(answer["error"]) == ["code", "message"], answer
+    assert all(isinstance(value, str) and value for value in answer["error"].values()), answer
+    return answer["error"]
+
+
 def assert_error(response, status, code, message=None):
     """The answer is the API's error envelope with this status and code; returns its message."""
     assert response.status_code == status, response.content
-    error = response.json()["error"]
+    error = envelope(response["Content-Type"], response.content)
     assert error["code"] == code
-    assert set(error) == {"code", "message"}
     if message is not None:
         assert error["message"] == message
     return error["message"]

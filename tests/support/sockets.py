@@ -11,6 +11,8 @@ import socket
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from tests.support.readers import envelope
+
 
 @dataclass
 class Answer:
@@ -23,7 +25,7 @@ class Answer:
         return json.loads(self.body)
 
     def error(self):
-        return self.json()["error"]
+        return envelope(self.headers["Content-Type"], self.body)
 
 
 class RawConnection:

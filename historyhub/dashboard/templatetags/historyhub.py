@@ -15,7 +15,7 @@ from django.utils.html import format_html
 
 from historyhub.approvals.deciders import Decider
 from historyhub.dashboard import folding, hidden_characters, markdown, media, snippets, timeline
-from historyhub.history import client_actions
+from historyhub.history import client_actions, previews
 
 register = template.Library()
 
@@ -155,6 +155,12 @@ def words(value):
 def plain_text(value):
     """A message as a plain one-line preview: "## Refund ```python" reads "Refund" (dashboard.markdown)."""
     return markdown.plain_text(value) if isinstance(value, str) else value
+
+
+@register.filter(name="shortened")
+def shortened_filter(value, limit):
+    """A text in at most ``limit`` characters, cut with an ellipsis: the one rule of previews (history.previews)."""
+    return previews.shortened(value, int(limit)) if isinstance(value, str) else value
 
 
 @register.simple_tag

@@ -6,14 +6,13 @@ preference (``NotificationSettings``) says whether they get it now, in their hou
 The mail links to the action on the dashboard and never carries a link that decides by itself.
 """
 
-import json
-
 from django.contrib.auth import get_user_model
 from django.core.mail import EmailMultiAlternatives, get_connection
 from django.db.models import Q
 from django.template.loader import render_to_string
 
 from historyhub.approvals.deciders import Decider
+from historyhub.history import previews
 from historyhub.history.models import ClientAction
 from historyhub.notifications import digests
 from historyhub.notifications.models import EmailPreference
@@ -55,9 +54,7 @@ def recipients(action, project_id, preference):
 def message_for(payload):
     data = payload["data"]
     action = data["clientAction"]
-    arguments = json.dumps(action["arguments"], indent=2, ensure_ascii=False)
-    if len(arguments) > ARGUMENTS_PREVIEW_CHARACTERS:
-        arguments = arguments[:ARGUMENTS_PREVIEW_CHARACTERS] + "\n…"
+    arguments = previews.arguments(action["arguments"], ARGUMENTS_PREVIEW_CHARACTERS)
     context = {"event": payload["type"], "data": data, "action": action, "arguments": arguments}
     subject = f"[HistoryHub] {data['agent']}: {action['name']} {SUBJECTS[payload['type']]}"
     return (

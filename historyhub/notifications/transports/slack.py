@@ -11,6 +11,7 @@ from django.conf import settings
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from historyhub.history import previews
 from historyhub.notifications.models import SlackMessage
 from historyhub.notifications.transports import Outcome
 from historyhub.notifications.transports.webhook import retry_after_seconds
@@ -34,9 +35,7 @@ def button_value(channel, key, call_id):
 def blocks_for(payload, channel, key):
     data = payload["data"]
     action = data["clientAction"]
-    arguments = json.dumps(action["arguments"], indent=2, ensure_ascii=False)
-    if len(arguments) > ARGUMENTS_PREVIEW_CHARACTERS:
-        arguments = arguments[:ARGUMENTS_PREVIEW_CHARACTERS] + "\n…"
+    arguments = previews.arguments(action["arguments"], ARGUMENTS_PREVIEW_CHARACTERS)
     blocks = [
         {
             "type": "section",
