@@ -155,7 +155,7 @@ def test_an_action_a_policy_keeps_from_the_admin_user_leaves_the_whole_selection
     admin names that action by its session's key, as it lists it, says why, and decides none of the others."""
     Project.objects.create(id="acme", name="Acme")
     Group.objects.create(project_id="acme", name="finance")
-    policies.replace("acme", [{"name": "finance only", "approverGroups": ["finance"]}])
+    policies.replace("acme", [{"name": "finance only", "approverGroups": ["finance"]}], actor="tests")
     sessions.ensure(agent="billing", project="acme", session_id="invoices")
     client_actions.open_action("acme/invoices", call_id="pay", name="pay_invoice", arguments={"amount": 90})
 

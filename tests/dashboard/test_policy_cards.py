@@ -57,7 +57,7 @@ def test_a_batch_holding_an_action_the_policy_keeps_from_the_person_decides_none
     approver_client, governed
 ):
     # No policy governs an action opened once the project has none; r1 keeps the one it opened under.
-    policies.replace("default", [])
+    policies.replace("default", [], actor="tests")
     sessions.ensure(agent="supportAgent", session_id="mail-1")
     client_actions.open_action("mail-1", call_id="m1", name="send_email", arguments={})
     asked = post(
