@@ -74,6 +74,12 @@ def decide_key(db):
 
 
 @pytest.fixture
+def admin_key(db):
+    """A key that configures the project: policies, groups, channels."""
+    return ApiKey.issue("tests (admin)", "admin")[1]
+
+
+@pytest.fixture
 def api(write_key):
     return ApiClient(write_key)
 
@@ -89,6 +95,11 @@ def decide_api(decide_key):
 
 
 @pytest.fixture
+def admin_api(admin_key):
+    return ApiClient(admin_key)
+
+
+@pytest.fixture
 def session_id(api):
     """A support session made over the API (the history and runs tests make theirs their own way)."""
     response = api.post("sessions", {"sessionId": "support-42", "agent": "support"})
@@ -96,6 +107,7 @@ def session_id(api):
     return "support-42"
 
 
+# The people: on the database a test has, transactional when the test's fixtures ask for it (a live server does).
 @pytest.fixture
 def approver(db):
     return make_approver()

@@ -5,7 +5,6 @@ from datetime import timedelta
 
 import pytest
 
-from historyhub.apikeys.models import ApiKey
 from historyhub.approvals import escalation
 from historyhub.approvals.deciders import Decider
 from historyhub.history import client_actions
@@ -13,7 +12,7 @@ from historyhub.history.dialects.base import format_time
 from historyhub.history.dialects.base import parse_timestamp as parse_time
 from historyhub.history.errors import DecisionNotAllowed, Forbidden
 from historyhub.projects.models import Group, Role
-from tests.support.actors import ApiClient, make_member
+from tests.support.actors import make_member
 from tests.support.readers import assert_error
 
 TWO_FROM_FINANCE = {
@@ -24,11 +23,6 @@ TWO_FROM_FINANCE = {
     "approverGroups": ["finance"],
     "requiredApprovals": 2,
 }
-
-
-@pytest.fixture
-def admin_api(db):
-    return ApiClient(ApiKey.issue("tests (admin)", "admin")[1])
 
 
 @pytest.fixture

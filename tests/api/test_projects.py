@@ -200,11 +200,6 @@ def test_get_project_answers_the_keys_project(read_api, other_project, stranger)
     assert stranger.get("project").json() == {"projectId": "staging", "name": "Staging", "retentionDays": None}
 
 
-@pytest.fixture
-def admin_api(db):
-    return ApiClient(ApiKey.issue("config as code", "admin")[1])
-
-
 def test_an_admin_key_changes_the_name_and_retention_and_others_may_not(api, admin_api):
     assert_error(api.patch("project", {"retentionDays": 30}), 403, "forbidden")
     changed = admin_api.patch("project", {"retentionDays": 30})

@@ -11,8 +11,6 @@ import pytest
 from playwright.sync_api import expect, sync_playwright
 
 from historyhub.history import client_actions, item_log, sessions
-from historyhub.projects.models import Role
-from tests.support.actors import make_approver, make_member
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -83,16 +81,6 @@ def no_script_page(browser, asgi_live_server, approver):
     yield page
     context.close()
     assert problems == []
-
-
-@pytest.fixture
-def approver(transactional_db):
-    return make_approver()
-
-
-@pytest.fixture
-def viewer(transactional_db):
-    return make_member("viewer", Role.VIEWER)
 
 
 @pytest.fixture

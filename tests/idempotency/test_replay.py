@@ -1,9 +1,15 @@
-"""A keyed write is applied once; an equal repeat gets its answer back, a different one 409."""
+"""A keyed write is applied once; an equal repeat gets its answer back, a different one 409.
+
+Faults are injected at the database, where the middleware meets it (``database_fault``), never by replacing
+our own functions."""
+
+from contextlib import contextmanager
 
 import pytest
+from django.db import OperationalError, connection
 
 from historyhub.apikeys.models import ApiKey
-from historyhub.history import sessions
+from historyhub.history.models import Session
 from historyhub.idempotency import records
 from historyhub.idempotency.models import IdempotencyRecord
 from tests.support.actors import KeyedApiClient
@@ -144,62 +150,79 @@ def test_a_repeated_delete_answers_204_again_and_deletes_nothing_added_since(api
     assert items_via_api(api, session_id) == [user("new")]
 
 
-def test_a_repeat_that_finds_the_key_taken_only_when_it_inserts_gets_the_recorded_answer(
-    api, keyed, session_id, monkeypatch
-):
-    """The look before the transaction may miss a record committed just after it; the insert decides."""
+@contextmanager
+def database_fault(statement, fault):
+    """``fault(execute, sql, params, many, context)`` runs in place of the first statement the database is sent that
+    starts with ``statement``, at the database edge (Django's execute_wrapper); every other statement runs as sent."""
+    pending = [statement]
+
+    def wrapper(execute, sql, params, many, context):
+        if pending and sql.startswith(pending[0]):
+            pending.clear()
+            return fault(execute, sql, params, many, context)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(wrapper):
+        yield pending
+
+
+def went_away(*args):
+    """The statement fails as it does when the database dropped the connection."""
+    raise OperationalError("server closed the connection unexpectedly")
+
+
+def table(model):
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def test_a_record_pruned_between_the_insert_that_found_the_key_and_the_read_of_it_frees_the_key(api, keyed, session_id):
+    """Nothing is looked up before the transaction: the key's insert decides. When it finds the key taken, the
+    record is read in the same transaction; a prune that deleted it in between (on PostgreSQL a concurrent
+    prune's committed DELETE reads the same; on SQLite no other connection writes inside the request's IMMEDIATE
+    transaction) leaves the key free, so the insert is tried again, takes it, and the request is applied as a new
+    one, as after any prune. The prune's DELETE is sent at the database, just before that read."""
     client = keyed("append-1")
     first = client.post(f"sessions/{session_id}/items", {"items": [user("once")]})
-    found = records.find
-    looks = []
 
-    def missing_at_first_look(api_key, key):
-        looks.append(key)
-        return None if len(looks) == 1 else found(api_key, key)
+    def pruned_first(execute, sql, params, many, context):
+        execute(f'DELETE FROM {table(IdempotencyRecord)} WHERE "key" = %s', ["append-1"], False, context)
+        return execute(sql, params, many, context)
 
-    monkeypatch.setattr(records, "find", missing_at_first_look)
+    with database_fault(f"SELECT {table(IdempotencyRecord)}.", pruned_first) as pending:
+        again = client.post(f"sessions/{session_id}/items", {"items": [user("once")]})
 
-    repeat = client.post(f"sessions/{session_id}/items", {"items": [user("once")]})
-
-    assert looks == ["append-1", "append-1"]
-    assert_replayed(repeat, first)
-    assert items_via_api(api, session_id) == [user("once")]
+    assert not pending, "the key's record was never read"
+    assert first.status_code == again.status_code == 200 and not again.has_header("Idempotent-Replayed")
+    assert items_via_api(api, session_id) == [user("once"), user("once")]
+    assert_replayed(client.post(f"sessions/{session_id}/items", {"items": [user("once")]}), again)
 
 
-def test_a_5xx_answer_is_rolled_back_with_its_record_so_a_retry_applies_the_request(api, keyed, monkeypatch):
-    ensure = sessions.ensure
-
-    def create_then_fail(*args, **kwargs):
-        ensure(*args, **kwargs)
-        raise RuntimeError("the server failed after the change")
-
-    monkeypatch.setattr(sessions, "ensure", create_then_fail)
+def test_a_5xx_answer_is_rolled_back_with_its_record_so_a_retry_applies_the_request(api, keyed):
+    """The database goes away after the session's row is inserted, before the write finishes: 503, and nothing of
+    the write, its record included, is kept."""
     client = keyed("create-1", raise_request_exception=False)
 
-    failed = client.post("sessions", {"sessionId": "fragile", "agent": "support"})
+    with database_fault(f"UPDATE {table(Session)}", went_away) as pending:
+        failed = client.post("sessions", {"sessionId": "fragile", "agent": "support"})
 
-    assert failed.status_code == 500
+    assert not pending and failed.status_code == 503
     assert api.get("sessions/fragile").status_code == 404
     assert not IdempotencyRecord.objects.exists()
 
-    monkeypatch.setattr(sessions, "ensure", ensure)
     retried = client.post("sessions", {"sessionId": "fragile", "agent": "support"})
 
     assert retried.status_code == 201
     assert not retried.has_header("Idempotent-Replayed")
 
 
-def test_a_change_is_rolled_back_when_its_answer_cannot_be_recorded(api, keyed, session_id, monkeypatch):
-    def fail(api_key, key, response):
-        raise RuntimeError("the record could not be written")
+def test_a_change_is_rolled_back_when_its_answer_cannot_be_recorded(api, keyed, session_id):
+    """The database goes away as the answer is written into the key's record: the change goes with it."""
+    with database_fault(f"UPDATE {table(IdempotencyRecord)}", went_away) as pending:
+        response = keyed("append-1", raise_request_exception=False).post(
+            f"sessions/{session_id}/items", {"items": [user("lost")]}
+        )
 
-    monkeypatch.setattr(records, "finish", fail)
-
-    response = keyed("append-1", raise_request_exception=False).post(
-        f"sessions/{session_id}/items", {"items": [user("lost")]}
-    )
-
-    assert response.status_code == 500
+    assert not pending and response.status_code == 503
     assert items_via_api(api, session_id) == []
     assert not IdempotencyRecord.objects.exists()
 

@@ -1,5 +1,6 @@
 """``live.announce`` on the suite's database: delivered when the write commits, never when it rolls back; a
-write announces which of its session's client actions it changed."""
+write announces which of its session's client actions it changed. Each announcement is awaited with ``woken``:
+it must wake its subscriber well before the wait would end."""
 
 import asyncio
 
@@ -10,6 +11,7 @@ from historyhub import live
 from historyhub.approvals.deciders import Decider
 from historyhub.history import client_actions, item_log, sessions
 from tests.support.actors import make_approver
+from tests.support.waiting import woken
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,9 +36,7 @@ def heard_while(act, interest=EVERYTHING, until_heard="done"):
             await asyncio.to_thread(act_and_mark)
             # One change reaches every subscriber it concerns at once: once the marker's arrived, the rest has.
             while until_heard not in seen:
-                changes_now = await marker.wait(10)
-                assert changes_now, "nothing was heard"
-                seen |= changes_now.session_ids
+                seen |= (await woken(marker)).session_ids
             return (await changes.wait(0)).session_ids
 
     return asyncio.run(scenario())

@@ -1,4 +1,5 @@
-"""SQLite's change file: what other processes append reaches this process's subscribers."""
+"""SQLite's change file: what other processes append reaches this process's subscribers, waking them well before
+their wait would end (``woken``)."""
 
 import asyncio
 import os
@@ -11,6 +12,7 @@ from historyhub.live.changes import Change, Interest
 from historyhub.live.sqlite import ChangeFile, Watcher
 from historyhub.live.subscriptions import Hub
 from tests.support.servers import ROOT
+from tests.support.waiting import woken
 
 
 @pytest.fixture
@@ -25,7 +27,7 @@ def listen_while(change_file, session_id, act):
         hub = Hub(lambda hub: Watcher(hub, change_file).start())
         async with hub.listen(Interest(session=session_id)) as changes:
             await asyncio.to_thread(act)
-            heard = await changes.wait(10)
+            heard = await woken(changes)
         hub.stop_signal()
         return heard
 

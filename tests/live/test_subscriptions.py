@@ -1,7 +1,7 @@
 """The hub: who hears a change (only those it concerns), across threads, within what caps, and what closing does.
 
-Every test that waits for a wake-up waits up to WAIT seconds and asserts that it woke well before: a missing
-wake-up fails the test instead of only slowing it down.
+Every test that waits for a wake-up waits with ``woken`` (tests/support/waiting.py), which asserts that it woke
+well before its timeout: a missing wake-up fails the test instead of only slowing it down.
 """
 
 import asyncio
@@ -12,9 +12,7 @@ import pytest
 
 from historyhub.live import Change, Changes, Closed, Interest, TooMany
 from historyhub.live.subscriptions import Hub
-
-WAIT = 10
-PROMPT = 2  # a wake-up that took longer than this was a timeout, not a wake-up
+from tests.support.waiting import PROMPT_SECONDS, WAKE_SECONDS, woken
 
 
 class NoSignal:
@@ -25,15 +23,6 @@ class NoSignal:
 @pytest.fixture
 def hub():
     return Hub(lambda hub: NoSignal())
-
-
-async def woken(subscription):
-    """What ``subscription`` heard, and asserts it woke promptly rather than at the end of its wait."""
-    started = time.monotonic()
-    heard = await subscription.wait(WAIT)
-    assert time.monotonic() - started < PROMPT, "woke only when the wait ended"
-    assert heard, "woke with nothing heard"
-    return heard
 
 
 def action(session, call_id):
@@ -170,8 +159,8 @@ def test_closing_ends_every_wait_and_turns_new_subscribers_away(hub):
             hub.close()
             started = time.monotonic()
             with pytest.raises(Closed):
-                await changes.wait(WAIT)
-            assert time.monotonic() - started < PROMPT
+                await changes.wait(WAKE_SECONDS)
+            assert time.monotonic() - started < PROMPT_SECONDS
         with pytest.raises(Closed):
             async with hub.listen(Interest(session="b")):
                 pass

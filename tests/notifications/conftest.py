@@ -3,9 +3,7 @@ localhost, so private destinations are allowed here (docs/notifications.md, "SSR
 
 import pytest
 
-from historyhub.apikeys.models import ApiKey
 from historyhub.notifications.worker import Worker
-from tests.support.actors import ApiClient
 from tests.support.tiny_server import TinyServer
 
 EVERY_EVENT = [
@@ -26,11 +24,6 @@ def private_networks_allowed(settings):
     # The worker in the test's own process sends in its thread, inside the test's transaction; the
     # workers of test_worker run as processes of their own, with their sender threads.
     settings.NOTIFICATIONS_SEND_THREADS = 1
-
-
-@pytest.fixture
-def admin_api(db):
-    return ApiClient(ApiKey.issue("tests (admin)", "admin")[1])
 
 
 @pytest.fixture
