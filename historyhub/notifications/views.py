@@ -8,7 +8,7 @@ from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
 
 from historyhub.dashboard.views import admins_only, project_page
-from historyhub.history.errors import DomainError
+from historyhub.history.errors import DomainError, InvalidInput
 from historyhub.notifications import channels, outbox
 from historyhub.notifications.forms import ChannelChoiceForm, ChannelForm, DeliveryChoiceForm, PersonForm
 from historyhub.notifications.models import EmailPreference, NotificationSettings, SlackUserLink
@@ -23,10 +23,11 @@ DONE = {
 
 @project_page
 def channel_settings(request):
-    """The project's channels, each with its latest deliveries; a new webhook's secret is shown on this answer only."""
+    """The project's channels, each with its latest deliveries; a new webhook's secret, or a rotated one, is shown
+    on this answer only."""
     admins_only(request)
     project = request.project
-    form, created, status = ChannelForm(), None, 200
+    form, created, rotated, status = ChannelForm(), None, None, 200
     if request.method == "POST":
         action = request.POST.get("action")
         if action == "create":
@@ -41,6 +42,12 @@ def channel_settings(request):
                 status = 422
             else:
                 form = ChannelForm()
+        elif action == "rotate":
+            # Answered with the page rather than a redirect: the new secret is shown on this answer only.
+            try:
+                rotated = channels.rotate_secret(chosen_channel(request, project), actor=request.user.get_username())
+            except DomainError as error:
+                return HttpResponseBadRequest(error.message)
         elif action in DONE:
             answer = change(request, project, action)
             if answer is not None:
@@ -55,18 +62,23 @@ def channel_settings(request):
         (channel, channel.deliveries.prefetch_related("attempts").order_by("-created_at", "-id")[:RECENT_DELIVERIES])
         for channel in channels.of_project(project.pk)
     ]
-    context = {"form": form, "created": created, "channels": shown}
+    context = {"form": form, "created": created, "rotated": rotated, "channels": shown}
     return render(request, "notifications/channels.html", context, status=status)
+
+
+def chosen_channel(request, project):
+    """The project's channel a row's button names; ``InvalidInput`` or ``NotFound`` otherwise."""
+    chosen = ChannelChoiceForm(request.POST)
+    if not chosen.is_valid():
+        raise InvalidInput("Which channel?")
+    return channels.get(project.pk, chosen.cleaned_data["channel"])
 
 
 def change(request, project, action):
     """Carry out a button of a channel's row; a bad request's answer, or None when done."""
-    chosen = ChannelChoiceForm(request.POST)
-    if not chosen.is_valid():
-        return HttpResponseBadRequest("Which channel?")
     actor = request.user.get_username()
     try:
-        channel = channels.get(project.pk, chosen.cleaned_data["channel"])
+        channel = chosen_channel(request, project)
         if action == "toggle":
             channels.update(channel, actor=actor, enabled=not channel.enabled)
         elif action == "delete":

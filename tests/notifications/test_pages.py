@@ -1,10 +1,14 @@
 """The channels page of the settings (admins only, CSRF, the secret shown once, retry) and a person's own
 notifications page (email preference, Slack link)."""
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
+from historyhub.data.models import AuditEntry
 from historyhub.notifications.models import Channel, Delivery, NotificationSettings, SlackUserLink
 from tests.support.actors import make_member, post
 from tests.support.html import parse
@@ -108,3 +112,40 @@ def test_operators_add_a_webhook_in_the_admin_with_the_same_checks(db, settings,
     channel = Channel.objects.get()
     assert channel.secret.startswith("whsec_") and channel.events == ["client_action.opened"]
     assert channel.secret in added.content.decode()
+
+
+def test_a_webhooks_secret_is_rotated_on_the_page_shown_once_and_the_old_one_signs_a_day(admin_client, receiver):
+    create(admin_client, url=receiver.url)
+    channel = Channel.objects.get()
+    old = channel.secret
+
+    answer = post(admin_client, URL, {"action": "rotate", "channel": channel.pk})
+
+    assert answer.status_code == 200
+    rotated = Channel.objects.get()
+    assert parse(answer).text("#new-secret") == rotated.secret != old
+    assert rotated.previous_secret == old
+    assert timedelta(hours=23) < rotated.previous_secret_until - timezone.now() <= timedelta(hours=24)
+    assert rotated.secret not in admin_client.get(URL).content.decode()
+    assert AuditEntry.objects.filter(action="channel.secret_rotated", actor="boss", target=str(channel.pk)).exists()
+
+
+def test_only_a_webhook_has_a_rotate_button_and_a_forced_rotation_of_another_kind_changes_nothing(admin_client):
+    create(admin_client, kind="email", name="mail")
+    channel = Channel.objects.get()
+    page = parse(admin_client.get(URL))
+    assert not page.all("input[name=action][value=rotate]")
+
+    answer = post(admin_client, URL, {"action": "rotate", "channel": channel.pk})
+
+    assert answer.status_code == 400
+    assert Channel.objects.get().secret == channel.secret
+    assert not AuditEntry.objects.filter(action="channel.secret_rotated").exists()
+
+
+def test_approvers_may_not_rotate_a_secret(admin_client, approver_client, receiver):
+    create(admin_client, url=receiver.url)
+    channel = Channel.objects.get()
+
+    assert post(approver_client, URL, {"action": "rotate", "channel": channel.pk}).status_code == 403
+    assert Channel.objects.get().secret == channel.secret
