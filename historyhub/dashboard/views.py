@@ -7,6 +7,7 @@ shows gets 204 No Content when nothing changed. Decisions go through
 ``client_actions.decide``, the function the API and the admin use.
 """
 
+import hashlib
 from functools import wraps
 from typing import NamedTuple
 
@@ -182,6 +183,10 @@ def session_list(request):
         SESSIONS_PAGE_SIZE,
         count_limit=SESSIONS_COUNT_LIMIT,
     )
+    # A live refresh swaps the table only when it changed: a swap under a pointer loses the person's click.
+    stamp = sessions_stamp(paged)
+    if "live" in request.GET and request.GET.get("since") == stamp:
+        return HttpResponse(status=204)
     q = criteria["q"]
     # Where each session matched, a few words around q (docs/dashboard.md, "Reading").
     matches = snippets.matches(paged.items, q) if q else {}
@@ -190,6 +195,7 @@ def session_list(request):
         **page_context(paged),
         "rows": [SessionRow(session, matches.get(session.pk)) for session in paged.items],
         "q": q or "",
+        "stamp": stamp,
     }
     if request.htmx:
         response = render(request, "dashboard/fragments/session_results.html", context)
@@ -198,6 +204,13 @@ def session_list(request):
             push_url(response, f"{request.path}?{urlencode(in_use(request.GET))}".rstrip("?"))
         return response
     return render(request, "dashboard/sessions.html", context)
+
+
+def sessions_stamp(paged):
+    """Changes when the page shows something else: another total, another session, or a shown one changed
+    (every change raises a session's version)."""
+    shown = ",".join(f"{session.pk}.{session.version}" for session in paged.items)
+    return hashlib.blake2b(f"{paged.total}|{paged.page}|{shown}".encode(), digest_size=8).hexdigest()
 
 
 class SessionRow(NamedTuple):

@@ -143,7 +143,7 @@ def test_a_page_past_the_end_offers_the_first_page(viewer_client, many):
 
 def test_on_a_live_change_the_table_refreshes_with_its_filters_and_keeps_the_address(viewer_client, fleet):
     poll = poll_url(viewer_client.get(URL, {"agent": "supportAgent"}))
-    assert poll == "/p/default/?agent=supportAgent&live=1"
+    assert re.fullmatch(r"/p/default/\?agent=supportAgent&live=1&since=\w+", poll)
 
     item_log.append("support-1", [{"role": "assistant", "content": "Shipped."}])
     changed = viewer_client.get(poll, headers=HTMX)
@@ -151,6 +151,17 @@ def test_on_a_live_change_the_table_refreshes_with_its_filters_and_keeps_the_add
     assert rows(changed) == ["support-1", "support-2"]
     assert row(parse(changed), "support-1").text(".preview") == "Shipped."
     assert "HX-Push-Url" not in changed
+
+
+def test_a_live_refresh_of_an_unchanged_table_answers_no_content(viewer_client, fleet):
+    """The stream says "changed" for any change it heard, and once on connecting: swapping an identical
+    table under the pointer would lose a click on one of its links."""
+    poll = poll_url(viewer_client.get(URL))
+    assert viewer_client.get(poll, headers=HTMX).status_code == 204
+    item_log.append("research-1", [{"role": "user", "content": "Again."}])
+    changed = viewer_client.get(poll, headers=HTMX)
+    assert changed.status_code == 200 and row(parse(changed), "research-1").text(".preview") == "Again."
+    assert viewer_client.get(poll_url(changed), headers=HTMX).status_code == 204
 
 
 def test_a_deleted_session_leaves_the_refreshed_table(viewer_client, fleet):
