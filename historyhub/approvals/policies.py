@@ -40,15 +40,16 @@ def replace(project, items, *, actor):
     names = [policy["name"] for policy in checked]
     if len(set(names)) != len(names):
         raise InvalidInput("Policy names must be unique within the project.")
-    named_groups = {group for policy in checked for group in policy["approverGroups"] + policy["escalateTo"]}
-    known = set(Group.objects.filter(project=project, name__in=named_groups).values_list("name", flat=True))
-    unknown = sorted(named_groups - known)
-    if unknown:
-        raise InvalidInput(f"No group named {unknown[0]!r} in this project.")
+    named_groups = {group for policy in checked for group in _groups_named(policy)}
     with transaction.atomic():
         # Two at once (an API call and an edit on the page, say) take turns: the later one replaces the other's
-        # list whole, where otherwise its rows would meet the other's on the unique positions.
-        _lock(project)
+        # list whole, where otherwise its rows would meet the other's on the unique positions. A group deleted
+        # meanwhile takes the same turn (administration.delete_group), so no policy names a group that is gone.
+        lock(project)
+        known = set(Group.objects.filter(project=project, name__in=named_groups).values_list("name", flat=True))
+        unknown = sorted(named_groups - known)
+        if unknown:
+            raise InvalidInput(f"No group named {unknown[0]!r} in this project.")
         Policy.objects.filter(project=project).delete()
         Policy.objects.bulk_create(
             Policy(
@@ -82,12 +83,23 @@ def edit(project, change, *, actor):
     the new one), through ``replace``. The project stays locked from the reading to the writing, so two people
     editing at once each change the list the other left."""
     with transaction.atomic():
-        _lock(project)
+        lock(project)
         return replace(project, change(listing(project)), actor=actor)
 
 
-def _lock(project):
+def lock(project):
+    """The turn of a change to ``project``'s (its id) policies or to the groups they name."""
     Project.objects.select_for_update().get(pk=project)
+
+
+def _groups_named(policy):
+    return policy["approverGroups"] + policy["escalateTo"]
+
+
+def naming(project, group):
+    """The names of ``project``'s (its id) policies that name ``group`` as approvers or to escalate to."""
+    policies = Policy.objects.filter(project=project).order_by("position")
+    return [policy.name for policy in policies if group in _groups_named(policy.as_dict())]
 
 
 def check(item, where="policy"):

@@ -635,6 +635,10 @@ def project_settings(request):
             "key": settings_forms.KeyForm(),
             **forms_shown,
         },
+        # A button beside a member, group or key has no form on the page to show its refusal in.
+        "refused": [
+            error for action in BUTTONS & forms_shown.keys() for error in forms_shown[action].non_field_errors()
+        ],
         "members": administration.members(project),
         "groups": administration.groups(project),
         "api_keys": administration.api_keys(project),
@@ -652,6 +656,9 @@ SETTINGS_DONE = {
     "delete_group": "The group was deleted.",
     "revoke_key": "The key was revoked: it no longer works.",
 }
+
+
+BUTTONS = {"remove_member", "delete_group", "revoke_key"}
 
 
 def change_settings(project, action, data, actor):

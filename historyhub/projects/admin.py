@@ -8,6 +8,7 @@ project admins do the same on their project's settings page.
 from django import forms
 from django.contrib import admin
 
+from historyhub.approvals import policies
 from historyhub.history import validation
 from historyhub.history.errors import InvalidInput
 from historyhub.projects import administration
@@ -65,11 +66,38 @@ class ProjectAdmin(admin.ModelAdmin):
             retention_days=form.cleaned_data["retention_days"],
         )
 
+    def save_formset(self, request, form, formset, change):
+        """Members join, change role and leave through administration, which records each in the audit log."""
+        project, actor = form.instance, request.user.get_username()
+        formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
+        for row in formset.deleted_forms:
+            if row.instance.pk is not None:
+                administration.remove_member(
+                    project, Membership.objects.get(pk=row.instance.pk).user.username, actor=actor
+                )
+                formset.deleted_objects.append(row.instance)
+        for row in formset.forms:
+            if row in formset.deleted_forms or not row.has_changed():
+                continue
+            user, role = row.cleaned_data["user"], row.cleaned_data["role"]
+            if row.instance.pk is not None:
+                before = Membership.objects.get(pk=row.instance.pk).user
+                if before != user:
+                    administration.remove_member(project, before.username, actor=actor)
+            membership = administration.set_member(project, user.username, role, actor=actor)
+            if row.instance.pk is None:
+                formset.new_objects.append(membership)
+            else:
+                formset.changed_objects.append((membership, row.changed_data))
+
 
 class GroupForm(forms.ModelForm):
     class Meta:
         model = Group
         fields = ("project", "name", "members")
+
+    def clean_name(self):
+        return _checked(administration.group_name, self.cleaned_data["name"])
 
     def clean(self):
         cleaned = super().clean()
@@ -88,3 +116,33 @@ class GroupAdmin(admin.ModelAdmin):
     list_filter = ("project",)
     search_fields = ("name",)
     filter_horizontal = ("members",)
+
+    def get_readonly_fields(self, request, obj=None):
+        # Policies name a group by its name: a new name is a new group (and the old one stays until deleted).
+        return ("project", "name") if obj is not None else ()
+
+    def save_model(self, request, obj, form, change):
+        """Through administration, with its members, recorded in the audit log (save_related has nothing left)."""
+        members = [person.username for person in form.cleaned_data["members"]]
+        group = administration.put_group(obj.project, obj.name, members, actor=request.user.get_username())
+        obj.pk = group.pk
+
+    def save_related(self, request, form, formsets, change):
+        pass
+
+    def get_deleted_objects(self, objs, request):
+        """A group a policy names is protected: the admin shows which policy and deletes nothing."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        for group in objs:
+            protected += [
+                f"Policy: {name} (names the group {group.name})"
+                for name in policies.naming(group.project_id, group.name)
+            ]
+        return deleted, counts, perms_needed, protected
+
+    def delete_model(self, request, obj):
+        administration.delete_group(obj.project, obj.name, actor=request.user.get_username())
+
+    def delete_queryset(self, request, queryset):
+        for group in queryset.select_related("project"):
+            self.delete_model(request, group)

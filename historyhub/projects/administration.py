@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from historyhub.apikeys.models import ApiKey, parse_scopes
+from historyhub.approvals import policies
 from historyhub.data import audit
 from historyhub.history import validation
 from historyhub.history.errors import InvalidInput, NotFound
@@ -135,7 +136,12 @@ def put_group(project, name, usernames, *, actor):
 
 
 def delete_group(project, name, *, actor):
+    """Delete the group, unless a policy names it: an action under that policy could then be decided by nobody."""
     with transaction.atomic():
+        policies.lock(project.pk)
+        naming = policies.naming(project.pk, name)
+        if naming:
+            raise InvalidInput(f"The policy {naming[0]!r} names the group {name!r}; change the policy first.")
         if not Group.objects.filter(project=project, name=name).delete()[0]:
             raise NotFound(f"There is no group {name!r} in this project.")
         audit.record(project.pk, actor, audit.Action.GROUP_DELETED, name)

@@ -5,6 +5,7 @@ from django.test import Client
 from django.urls import reverse
 
 from historyhub.apikeys.models import ApiKey
+from historyhub.approvals import policies
 from historyhub.projects import administration
 from historyhub.projects.models import Group, Membership, Project, Role
 from tests.support.actors import make_member, post
@@ -65,3 +66,15 @@ def test_an_admin_of_one_project_cannot_revoke_another_projects_key(admin_client
     api_key, key = ApiKey.issue("finance agent", "write", project=other)
     response = post(admin_client, URL, {"action": "revoke_key", "key": str(api_key.pk)})
     assert response.status_code == 422 and ApiKey.authenticate(key) is not None
+    assert parse(response).text("[role=alert]") == "There is no such active key in this project."
+
+
+def test_a_group_a_policy_names_is_not_deleted_and_the_page_says_why(admin_client):
+    project = Project.objects.get(pk="default")
+    administration.put_group(project, "finance", ["ada"], actor="setup")
+    policies.replace(project.pk, [{"name": "big refunds", "approverGroups": ["finance"]}], actor="setup")
+    response = post(admin_client, URL, {"action": "delete_group", "name": "finance"})
+    assert response.status_code == 422 and Group.objects.filter(name="finance").exists()
+    assert parse(response).text("[role=alert]") == (
+        "The policy 'big refunds' names the group 'finance'; change the policy first."
+    )

@@ -110,6 +110,11 @@ class Html:
                 continue
             if field.tag == "textarea":
                 value = field.exact_text()
+            elif field.tag == "select" and field.get("multiple") is not None:
+                # A list box sends each chosen option, and nothing when none is.
+                for option in field.all("option[selected]"):
+                    data.setdefault(field["name"], []).append(option.get("value", option.text()))
+                continue
             elif field.tag == "select":
                 chosen = field.all("option[selected]") or field.all("option")[:1]
                 value = chosen[0].get("value", chosen[0].text()) if chosen else ""
