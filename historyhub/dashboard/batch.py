@@ -15,14 +15,18 @@ import hashlib
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from historyhub.dashboard import destructive, inbox
+from historyhub.dashboard import destructive, hidden_characters, inbox
 from historyhub.history import client_actions, previews
 from historyhub.history.errors import DomainError
+from historyhub.history.models import ClientAction
 from historyhub.projects import keys
 
 SUMMARY_CHARS = 200
+# How many decided actions a message names before it counts the rest.
+NAMED_IN_MESSAGE = 3
 
 
 @dataclass(frozen=True)
@@ -95,3 +99,22 @@ def decide(keys, *, decision, comment, decider):
                 client_actions.decide(session_key, call_id, decision=decision, comment=comment, decider=decider)
             except DomainError as error:
                 raise Refused(session_key, call_id, error) from error
+
+
+def done_message(done, decided):
+    """What a person is told once ``decided`` ("<session key>", "<call id>") were decided, naming which, e.g.
+    "Rejected 1 action: issue_refund (call_7) in Farid's refund.": a count alone does not say what was done."""
+    wanted = Q()
+    for session_key, call_id in sorted(decided)[:NAMED_IN_MESSAGE]:
+        wanted |= Q(session_id=session_key, call_id=call_id)
+    actions = ClientAction.objects.filter(wanted).select_related("session").order_by("session_id", "call_id")
+    # Names and ids are the agent's text: a hidden character in them shows as its marker, as on the cards.
+    names = [
+        hidden_characters.labelled(
+            f"{action.name} ({action.call_id}) in {action.session.name or keys.session_id_of(action.session_id)}"
+        )
+        for action in actions
+    ]
+    rest = len(decided) - len(names)
+    listed = ", ".join(names) + (f" and {rest} more" if rest else "")
+    return f"{done} {len(decided)} action{'s' if len(decided) != 1 else ''}: {listed}."

@@ -232,6 +232,8 @@ def card(entry, item, action=None, now=None):
         data["arguments"] = json_preview.of_value(item)
     if action is not None or entry.type == "client_action":
         data.update(client_action_view(item, action, now or timezone.now()))
+    if entry.type == "action":
+        data.update(call_view(item, data))
     if entry.type in ("action", "client_action"):
         data["hidden_characters"] = (
             data.get("hidden_characters")
@@ -265,6 +267,24 @@ def client_action_view(item, action, now):
             view["edited"] = action.arguments_json != action.approved_arguments_json and not jsonvalues.equal(
                 action.arguments, action.approved_arguments
             )
+    return view
+
+
+def call_view(item, data):
+    """A tool call's one badge and its durations. A call a person gates reads as its approval until approved
+    (waiting for approval, rejected, expired…), then as the call itself; the agent's ``durationMs`` counts from
+    the call's start, so the time the person took is taken out of it and shown on its own."""
+    action = data.get("action")
+    if action is not None and data["state"] != "approved":
+        badge = ("waiting for approval" if data["waiting"] else data["state"], data["state_class"])
+    else:
+        badge = (data["status"] or "unknown", data["status_class"])
+    view = {"badge": badge[0], "badge_class": badge[1], "duration_ms": item.get("durationMs"), "waited_ms": None}
+    if action is not None and action.resolved_at is not None:
+        waited = (action.resolved_at - action.created_at).total_seconds() * 1000
+        view["waited_ms"] = max(waited, 0)
+        if isinstance(view["duration_ms"], (int, float)) and not isinstance(view["duration_ms"], bool):
+            view["duration_ms"] = max(view["duration_ms"] - view["waited_ms"], 0)
     return view
 
 

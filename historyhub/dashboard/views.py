@@ -459,7 +459,7 @@ def decide_action(request, session_id, call_id):
     if outcome.still_waiting:
         messages.success(request, "Your approval was counted; the action waits for more approvals.")
     else:
-        messages.success(request, f"{DONE[form.cleaned_data['decision']]} 1 action.")
+        messages.success(request, batch.done_message(DONE[form.cleaned_data["decision"]], [(session.pk, call_id)]))
     return decided(request, place, outcome.status)
 
 
@@ -501,9 +501,7 @@ def decide_selected(request):
         status = refused.error.status
         messages.error(request, said)
     else:
-        messages.success(
-            request, f"{DONE[data['decision']]} {len(selected)} action{'s' if len(selected) != 1 else ''}."
-        )
+        messages.success(request, batch.done_message(DONE[data["decision"]], selected))
     return decided(request, form, status)
 
 

@@ -22,8 +22,8 @@ def waiting():
 
 
 ADA, BO, BO_MAIL = (
-    "Select delete account in Close Ada's account",
-    "Select delete account in Close Bo's account",
+    "Select delete_account in Close Ada's account",
+    "Select delete_account in Close Bo's account",
     "Select send goodbye email in Close Bo's account",
 )
 
@@ -48,7 +48,7 @@ def test_a_batch_approval_lists_what_it_decides_calls_out_the_destructive_and_wa
     expect(confirmation).to_be_in_viewport()
     items = confirmation.get_by_role("listitem")
     expect(items).to_have_count(3)
-    expect(items.nth(0)).to_contain_text("delete account")
+    expect(items.nth(0)).to_contain_text("delete_account")
     expect(items.nth(0)).to_contain_text("Close Ada's account")
     expect(items.nth(0).locator(".badge.destructive")).to_have_text("looks destructive: delete, hard: true")
     expect(items.nth(2).locator(".badge.destructive")).to_have_count(0)
@@ -60,7 +60,7 @@ def test_a_batch_approval_lists_what_it_decides_calls_out_the_destructive_and_wa
     assert waiting() == ["c1", "c2", "c3"]
 
     confirm.click()
-    expect(page.get_by_text("Approved 3 actions.")).to_be_visible()
+    expect(page.get_by_text("Approved 3 actions:")).to_be_visible()
     expect(page.get_by_text("Nothing is waiting for a person.")).to_be_visible()
     assert waiting() == []
 
@@ -83,7 +83,7 @@ def test_without_javascript_a_batch_is_confirmed_on_a_page_of_its_own(no_script_
     assert waiting() == ["c1", "c2", "c3"]
     page.get_by_role("button", name="Confirm: reject 2 actions").click()
     expect(page).to_have_url("/p/default/approvals/?page=1")
-    expect(page.get_by_text("Rejected 2 actions.")).to_be_visible()
+    expect(page.get_by_text("Rejected 2 actions:")).to_be_visible()
     assert waiting() == ["c2"]
 
 
@@ -102,5 +102,5 @@ def test_select_all_waiting_actions_takes_every_page(approver_page, transactiona
     expect(confirmation.get_by_role("listitem")).to_have_count(total)
     expect(confirmation).to_contain_text("Every action waiting now, on every page")
     confirmation.get_by_role("button", name=f"Confirm: reject {total} actions").click()
-    expect(page.get_by_text(f"Rejected {total} actions.")).to_be_visible()
+    expect(page.get_by_text(f"Rejected {total} actions:")).to_be_visible()
     assert waiting() == []

@@ -31,7 +31,7 @@ def test_an_approver_approves_with_a_comment_and_the_api_reads_it_back(approver_
     expect(card.get_by_text("Approved arguments")).to_be_visible()
     expect(card.get_by_role("button", name="Approve")).to_have_count(0)
     expect(page.locator("#inbox-count")).to_have_text("0")
-    expect(page.locator("#session-header")).not_to_contain_text("waiting for client action")
+    expect(page.locator("#session-header")).not_to_contain_text("waiting for a person")
     screenshot(page, "timeline")
 
     _, key = ApiKey.issue("browser test", "write")
@@ -85,7 +85,7 @@ def status(session_id, call_id):
 def reject_the_parcel(page):
     """A decision to wait for: a request Enter had sent would have gone out before this one's answer came."""
     page.locator(".approval").filter(has_text="redirect parcel").get_by_role("button", name="Reject").click()
-    expect(page.get_by_text("Rejected 1 action.")).to_be_visible()
+    expect(page.get_by_text("Rejected 1 action:")).to_be_visible()
 
 
 def decisions_sent(log, server):
@@ -132,7 +132,7 @@ def test_without_javascript_enter_decides_nothing_either(no_script_page, inbox):
     assert status("invoice-7", "call_invoice") == "waiting" and status("refund-1", "call_refund") == "waiting"
     page.get_by_label("Comment on send invoice").fill("Wrong VAT number.")
     page.locator(".approval").filter(has_text="send invoice").get_by_role("button", name="Reject").click()
-    expect(page.get_by_text("Rejected 1 action.")).to_be_visible()
+    expect(page.get_by_text("Rejected 1 action:")).to_be_visible()
     assert client_actions.get("invoice-7", "call_invoice").comment == "Wrong VAT number."
 
 
@@ -156,7 +156,7 @@ def test_an_approver_rejects_one_action_from_the_approvals_page(approver_page, i
     expect(page).to_have_url("/p/default/approvals/")
     items = page.locator(".approval")
     expect(items).to_have_count(3)
-    expect(items.first).to_contain_text("request human approval")
+    expect(items.first).to_contain_text("request_human_approval")
     expect(items.first).to_contain_text("Refund for a broken espresso machine")
     screenshot(page, "approvals")
 
@@ -164,7 +164,7 @@ def test_an_approver_rejects_one_action_from_the_approvals_page(approver_page, i
     invoice.get_by_label("Comment on send invoice").fill("Wrong VAT number.")
     invoice.get_by_role("button", name="Reject").click()
 
-    expect(page.get_by_text("Rejected 1 action.")).to_be_visible()
+    expect(page.get_by_text("Rejected 1 action:")).to_be_visible()
     expect(items).to_have_count(2)
     expect(page.locator("#inbox-count")).to_have_text("2")
     rejected = client_actions.get("invoice-7", "call_invoice")
@@ -177,7 +177,7 @@ def test_an_approver_approves_several_actions_together(approver_page, inbox):
     page.goto("/p/default/approvals/")
     bulk = page.locator("#bulk-decision")
     expect(bulk.get_by_role("button", name="Approve")).to_be_disabled()
-    page.get_by_label("Select request human approval in").check()
+    page.get_by_label("Select request_human_approval in").check()
     page.get_by_label("Select redirect parcel in").check()
     expect(page.locator("#selected-count")).to_have_text("2 selected")
     bulk.get_by_placeholder("Comment for the selected actions (optional)").fill("Both fine.")
@@ -187,7 +187,7 @@ def test_an_approver_approves_several_actions_together(approver_page, inbox):
     assert client_actions.get("refund-1", "call_refund").status == "waiting"
     confirmation.get_by_role("button", name="Confirm: approve 2 actions").click()
 
-    expect(page.get_by_text("Approved 2 actions.")).to_be_visible()
+    expect(page.get_by_text("Approved 2 actions:")).to_be_visible()
     expect(confirmation).to_have_count(0)
     expect(page.locator(".approval")).to_have_count(1)
     expect(page.locator(".approval")).to_contain_text("send invoice")

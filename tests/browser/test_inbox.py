@@ -88,12 +88,12 @@ def test_filtering_by_tool_shows_its_actions_only_and_keeps_the_filter_in_the_ad
     show_filters(page, width)
     page.get_by_label("Tool").select_option("issue_refund")
     expect(titles(page)).to_have_count(1)
-    expect(titles(page)).to_have_text("issue refund call_refund")
+    expect(titles(page)).to_have_text("issue_refund call_refund")
     expect(page).to_have_url(re.compile(r"/p/default/approvals/\?tool=issue_refund$"))
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     screenshot(page, f"inbox-filtered-{width}")
     page.reload()
-    expect(titles(page)).to_have_text("issue refund call_refund")
+    expect(titles(page)).to_have_text("issue_refund call_refund")
     expect(page.get_by_label("Tool")).to_have_value("issue_refund")
 
 
@@ -101,7 +101,7 @@ def test_filtering_by_tool_shows_its_actions_only_and_keeps_the_filter_in_the_ad
 def test_sorting_by_expiry_puts_the_action_that_expires_first_on_top(approver_page, busy_day, width):
     page = approver_page
     open_inbox(page, width)
-    expect(titles(page).first).to_have_text("issue refund call_refund")
+    expect(titles(page).first).to_have_text("issue_refund call_refund")
     show_filters(page, width)
     page.get_by_label("Sort").select_option("expiring")
     expect(titles(page).first).to_have_text("send invoice call_invoice")
@@ -128,7 +128,7 @@ def test_j_and_k_move_between_cards_and_a_approves_the_focused_one(approver_page
         page.keyboard.press(key)
         expect(cards.nth(focused)).to_be_focused()
     page.keyboard.press("a")
-    expect(page.get_by_text("Approved 1 action.")).to_be_visible()
+    expect(page.get_by_text("Approved 1 action:")).to_be_visible()
     expect(titles(page)).to_have_count(2)
     assert status("invoice-7", "call_invoice") == "approved"
     assert status("refund-1", "call_refund") == "waiting" and status("parcel-9", "call_parcel") == "waiting"
@@ -146,15 +146,15 @@ def test_r_focuses_the_comment_box_where_enter_is_a_new_line_and_decides_nothing
     open_inbox(page, width)
     page.keyboard.press("j")
     page.keyboard.press("r")
-    comment = page.get_by_label("Comment on issue refund")
+    comment = page.get_by_label("Comment on issue_refund")
     expect(comment).to_be_focused()
     comment.press_sequentially("Already refunded")
     comment.press("Enter")
     # Typed in the box, these are letters, not shortcuts.
     comment.press_sequentially("aj")
     expect(comment).to_have_value("Already refunded\naj")
-    page.locator(".approval", has_text="issue refund").get_by_role("button", name="Reject").click()
-    expect(page.get_by_text("Rejected 1 action.")).to_be_visible()
+    page.locator(".approval", has_text="issue_refund").get_by_role("button", name="Reject").click()
+    expect(page.get_by_text("Rejected 1 action: issue_refund (call_refund)")).to_be_visible()
     [sent] = log.to(f"{asgi_live_server.url}{DECISIONS}", "POST")
     assert sent.url.endswith("/refund-1/call_refund/")
     rejected = client_actions.get("refund-1", "call_refund")

@@ -77,7 +77,7 @@ def test_new_items_and_changes_appear_on_their_own(approver_page, transactional_
 
     client_actions.open_action("live", call_id="ok", name="send_refund", arguments={"amount": 5})
     expect(page.get_by_role("button", name="Approve")).to_be_visible(timeout=LIVE_TIMEOUT_MS)
-    expect(page.locator("#session-header")).to_contain_text("waiting for client action")
+    expect(page.locator("#session-header")).to_contain_text("1 waiting for a person")
     expect(page.locator("#inbox-count")).to_have_text("1", timeout=LIVE_TIMEOUT_MS)
 
 
@@ -94,10 +94,10 @@ def test_a_viewer_sees_the_waiting_action_but_no_approve_button(viewer_page, ref
     page = viewer_page
     page.goto("/p/default/sessions/refund-1/")
     card = page.locator(".entry-client_action")
-    expect(card).to_contain_text("request human approval")
+    expect(card).to_contain_text("request_human_approval")
     expect(card).to_contain_text('"amount": 750')
     expect(page.get_by_role("button", name="Approve")).to_have_count(0)
     expect(page.get_by_role("button", name="Reject")).to_have_count(0)
     page.goto("/p/default/approvals/")
-    expect(page.get_by_text("request human approval")).to_be_visible()
+    expect(page.get_by_text("request_human_approval")).to_be_visible()
     expect(page.get_by_role("button", name="Approve")).to_have_count(0)

@@ -39,7 +39,7 @@ def confirmation_form(response):
 def test_it_lists_every_waiting_action_oldest_first_with_session_agent_arguments_and_age(viewer_client, inbox):
     page = parse(viewer_client.get(URL))
     approvals = page.all("li.approval")
-    assert [approval.text("h2.approval-title") for approval in approvals] == ["issue refund a1", "send invoice b/1"]
+    assert [approval.text("h2.approval-title") for approval in approvals] == ["issue_refund a1", "send_invoice b/1"]
     first = approvals[0]
     assert first.link("The older one")["href"] == "/p/default/sessions/s-old/"
     assert first.text(".agent") == "supportAgent" and '"amount": 750' in first.one("pre.json").exact_text()
@@ -51,7 +51,7 @@ def test_it_lists_every_waiting_action_oldest_first_with_session_agent_arguments
 
 def test_a_viewer_reads_the_inbox_without_any_way_to_decide(viewer_client, inbox):
     approvals = parse(viewer_client.get(URL)).one("#approval-list")
-    assert "issue refund a1" in approvals.text()
+    assert "issue_refund a1" in approvals.text()
     # Copying the arguments is all a button there does.
     assert not approvals.all("form, button:not(.copy), input[type=checkbox]")
     assert "Approve" not in approvals.text() and "Reject" not in approvals.text()
@@ -103,8 +103,8 @@ def test_approving_one_inline_resolves_it_as_the_approver(approver_client, inbox
     assert action.approved_arguments == {"to": "chen@example.com"}
     page = parse(response)
     assert page.children[0]["id"] == "approval-list"
-    assert page.text("#approval-messages") == "Approved 1 action."
-    assert [approval.text("h2.approval-title") for approval in page.all("li.approval")] == ["issue refund a1"]
+    assert page.text("#approval-messages") == "Approved 1 action: send_invoice (b/1) in s-new."
+    assert [approval.text("h2.approval-title") for approval in page.all("li.approval")] == ["issue_refund a1"]
     count = page.one("#inbox-count")
     assert (count.text(), count["title"], count["hx-swap-oob"]) == ("1", "1 waiting for a person", "true")
     assert status("s-old", "a1") == "waiting"
@@ -175,7 +175,10 @@ def test_a_bulk_decision_without_the_csrf_token_is_refused(approver_client, inbo
 def test_without_javascript_a_decision_redirects_to_the_inbox_with_a_message(approver_client, inbox):
     response = post(approver_client, DECIDE, {"selected": "s-old/a1", "decision": "approve", "page": 1})
     assert response.status_code == 302 and response["Location"] == "/p/default/approvals/?page=1"
-    assert parse(approver_client.get(response["Location"])).text(".messages") == "Approved 1 action."
+    assert (
+        parse(approver_client.get(response["Location"])).text(".messages")
+        == "Approved 1 action: issue_refund (a1) in The older one."
+    )
 
 
 def test_the_list_refreshes_on_a_live_change_and_gets_204_until_the_inbox_changes(approver_client, inbox):
@@ -185,7 +188,7 @@ def test_the_list_refreshes_on_a_live_change_and_gets_204_until_the_inbox_change
     assert approver_client.get(poll, headers=HTMX).status_code == 204
     client_actions.open_action("s-old", call_id="a3", name="ship_replacement", arguments={})
     changed = parse(approver_client.get(poll, headers=HTMX))
-    assert "ship replacement a3" in [title.text() for title in changed.all("h2.approval-title")]
+    assert "ship_replacement a3" in [title.text() for title in changed.all("h2.approval-title")]
     # A poll keeps what the person typed or ticked: the inputs carry hx-preserve.
     for approval in changed.all("li.approval"):
         comment = approval.field("comment")

@@ -43,7 +43,7 @@ def test_deciding_several_lists_each_with_its_session_and_decides_nothing_until_
     shown = confirmation(response)
     assert shown.text("h2") == "Approve 2 actions?"
     items = shown.all("ol.confirmation-items li")
-    assert [item.text(".confirmation-title strong") for item in items] == ["delete account", "send email"]
+    assert [item.text(".confirmation-title strong") for item in items] == ["delete_account", "send_email"]
     assert [item.link("Close Ada's account")["href"] for item in items] == ["/p/default/sessions/support-1/"] * 2
     assert shown.text(".confirmation-comment q") == "Both fine."
     assert shown.button("Confirm: approve 2 actions")
@@ -55,11 +55,11 @@ def test_actions_that_look_destructive_are_called_out_with_why(approver_client, 
     shown = confirmation(response)
     assert shown.text(".notice.warning") == "2 of them look destructive."
     items = {item.text("strong"): item for item in shown.all("ol.confirmation-items li")}
-    assert items["delete account"].text(".badge.destructive") == "looks destructive: delete, hard: true"
-    assert items["issue refund"].text(".badge.destructive") == "looks destructive: refund"
-    assert "destructive" in items["delete account"].classes
-    assert not items["send email"].all(".badge.destructive")
-    assert items["delete account"].text(".arguments-summary") == '{"hard":true}'
+    assert items["delete_account"].text(".badge.destructive") == "looks destructive: delete, hard: true"
+    assert items["issue_refund"].text(".badge.destructive") == "looks destructive: refund"
+    assert "destructive" in items["delete_account"].classes
+    assert not items["send_email"].all(".badge.destructive")
+    assert items["delete_account"].text(".arguments-summary") == '{"hard":true}'
 
 
 def test_long_arguments_are_summarised_in_200_characters_ending_in_an_ellipsis(approver_client, inbox):
@@ -72,7 +72,9 @@ def test_long_arguments_are_summarised_in_200_characters_ending_in_an_ellipsis(a
 def test_confirming_decides_exactly_the_listed_actions_with_the_comment(approver_client, inbox):
     asked = ask(approver_client, ["support-1/c1", "billing-2/c3"], "reject", comment="Not\r\nthese.")
     page = parse(confirm_batch(approver_client, asked))
-    assert page.text("#approval-messages") == "Rejected 2 actions."
+    assert page.text("#approval-messages") == (
+        "Rejected 2 actions: issue_refund (c3) in billing-2, delete_account (c1) in Close Ada's account."
+    )
     # The answer empties the confirmation, out of band, and shows the list as it is now.
     assert (
         page.one("#approval-confirmation")["hx-swap-oob"] == "true" and not page.one("#approval-confirmation").children
@@ -92,13 +94,17 @@ def test_without_javascript_the_confirmation_is_a_page_of_its_own_and_confirming
     assert page.text("title").startswith("Confirm") and page.one("section.confirmation")
     response = confirm_batch(approver_client, asked, htmx=False)
     assert response.status_code == 302 and response["Location"] == f"{URL}?page=1"
-    assert parse(approver_client.get(response["Location"])).text(".messages") == "Approved 2 actions."
+    assert parse(approver_client.get(response["Location"])).text(".messages") == (
+        "Approved 2 actions: delete_account (c1) in Close Ada's account, send_email (c2) in Close Ada's account."
+    )
     assert waiting() == ["c3"]
 
 
 def test_a_single_action_is_decided_at_its_button_without_a_confirmation(approver_client, inbox):
     response = ask(approver_client, "billing-2/c3")
-    assert parse(response).text("#approval-messages") == "Approved 1 action." and waiting() == ["c1", "c2"]
+    assert parse(response).text(
+        "#approval-messages"
+    ) == "Approved 1 action: issue_refund (c3) in billing-2." and waiting() == ["c1", "c2"]
 
 
 def test_selected_actions_no_longer_waiting_are_left_out_and_said_so(approver_client, inbox):
@@ -107,7 +113,7 @@ def test_selected_actions_no_longer_waiting_are_left_out_and_said_so(approver_cl
     shown = confirmation(response)
     assert shown.text("h2") == "Approve 2 actions?"
     assert shown.text(".notice:not(.warning)") == "1 of the selected actions is no longer waiting and is left out."
-    assert [item.text("strong") for item in shown.all("ol.confirmation-items li")] == ["delete account", "issue refund"]
+    assert [item.text("strong") for item in shown.all("ol.confirmation-items li")] == ["delete_account", "issue_refund"]
     assert confirmation(response).one("form").submitted()["selected"] == ["billing-2/c3", "support-1/c1"]
 
 
@@ -120,7 +126,7 @@ def test_when_what_waits_changes_before_confirming_it_says_so_lists_it_again_and
     assert again.status_code == 409 and waiting() == ["c1", "c3"]
     shown = confirmation(again)
     assert shown.text(".notice.error").startswith("What is waiting changed since you were asked.")
-    assert [item.text("strong") for item in shown.all("ol.confirmation-items li")] == ["delete account"]
+    assert [item.text("strong") for item in shown.all("ol.confirmation-items li")] == ["delete_account"]
     parse(confirm_batch(approver_client, again))
     assert waiting() == ["c3"]
 
@@ -153,7 +159,10 @@ def test_every_waiting_action_on_every_page_is_listed_and_decided_once_confirmed
     assert len(shown.all("ol.confirmation-items li")) == APPROVALS_PAGE_SIZE + 2
     assert "selected" not in shown.one("form").submitted()
     page = parse(confirm_batch(approver_client, asked))
-    assert page.text("#approval-messages") == f"Rejected {APPROVALS_PAGE_SIZE + 2} actions."
+    assert page.text("#approval-messages") == (
+        f"Rejected {APPROVALS_PAGE_SIZE + 2} actions: step (c000) in many, step (c001) in many, step (c002) in many"
+        f" and {APPROVALS_PAGE_SIZE - 1} more."
+    )
     assert waiting() == []
 
 
@@ -165,7 +174,7 @@ def test_an_action_that_starts_waiting_before_every_waiting_one_is_confirmed_is_
     again = confirm_batch(approver_client, asked)
     assert again.status_code == 409 and len(waiting()) == APPROVALS_PAGE_SIZE + 3
     items = confirmation(again).all("ol.confirmation-items li")
-    assert len(items) == APPROVALS_PAGE_SIZE + 3 and items[-1].text("strong") == "wipe disk"
+    assert len(items) == APPROVALS_PAGE_SIZE + 3 and items[-1].text("strong") == "wipe_disk"
     confirm_batch(approver_client, again)
     assert waiting() == []
 

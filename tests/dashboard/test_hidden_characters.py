@@ -79,7 +79,7 @@ def test_the_approvals_page_shows_every_hidden_character_and_warns(viewer_client
     assert card.text(".notice.warning") == (
         "This action's text contains invisible or direction-changing characters, shown as ⟨U+…⟩."
     )
-    assert card.text("h2.approval-title") == "send⟨U+200B⟩ payment call⟨U+202E⟩1"
+    assert card.text("h2.approval-title") == "send⟨U+200B⟩_payment call⟨U+202E⟩1"
     assert card.text(".approval-meta a") == "Pay⟨U+202E⟩the supplier"
     assert card.text(".description") == "To ⟨U+202E⟩55 5555 5551 0202 BKUB 33BG⟨U+202C⟩"
     shown = card.one("pre.json").exact_text()
@@ -89,7 +89,7 @@ def test_the_approvals_page_shows_every_hidden_character_and_warns(viewer_client
 
 def test_an_approvers_checkbox_and_comment_labels_show_them_as_plain_markers(approver_client, disguised):
     card = parse(approver_client.get(reverse("dashboard:approvals", args=["default"]))).one("li.approval")
-    assert card.one("input.select")["aria-label"] == "Select send⟨U+200B⟩ payment in Pay⟨U+202E⟩the supplier"
+    assert card.one("input.select")["aria-label"] == "Select send⟨U+200B⟩_payment in Pay⟨U+202E⟩the supplier"
 
 
 def test_the_timeline_card_and_header_show_them_and_the_box_holds_escapes(approver_client, disguised):
@@ -98,7 +98,7 @@ def test_the_timeline_card_and_header_show_them_and_the_box_holds_escapes(approv
     assert page.text("#session-header h1") == "Pay⟨U+202E⟩the supplier"
     card = page.one("article.entry-client_action")
     assert "shown as ⟨U+…⟩" in card.text(".notice.warning")
-    assert card.text("strong.name") == "send⟨U+200B⟩ payment" and card.text(".description").startswith("To ⟨U+202E⟩")
+    assert card.text("strong.name") == "send⟨U+200B⟩_payment" and card.text(".description").startswith("To ⟨U+202E⟩")
     box = card.field("arguments").exact_text()
     assert '"iban": "\\u202e55 5555 5551 0202 BKUB 33BG\\u202c"' in box and RLO not in box
     assert "written here as \\u… escapes" in card.text()

@@ -184,7 +184,9 @@ def test_arguments_edited_on_the_card_are_approved_as_edited(approver_client, re
     sent = form.submitted(form.button("Approve"))
     edited = {**json.loads(sent["arguments"][0]), "amount": 700}
     response = post(approver_client, form["action"], {**sent, "arguments": json.dumps(edited)}, htmx=True)
-    assert response.status_code == 200 and parse(response).text("#approval-messages") == "Approved 1 action."
+    assert response.status_code == 200 and parse(response).text("#approval-messages") == (
+        "Approved 1 action: issue_refund (call_refund) in Refund for a broken machine."
+    )
     action = client_actions.get("refund-1", "call_refund")
     assert action.status == "approved" and action.decision == "approve" and action.approved_arguments == edited
 
@@ -229,7 +231,7 @@ def test_an_action_that_asks_for_an_answer_is_answered_on_its_card(approver_clie
     assert reason["for"] != cards[1].one("label:-soup-contains('Reason')")["for"]
     sent = {**form.submitted(form.button("Respond")), "answer:reason": "Wrong size", "answer:days": "3"}
     response = post(approver_client, form["action"], sent, htmx=True)
-    assert parse(response).text("#approval-messages") == "Answered 1 action."
+    assert parse(response).text("#approval-messages") == "Answered 1 action: ask_for_reason (q1) in ask-1."
     action = client_actions.get("ask-1", "q1")
     assert action.status == "answered" and action.response == {"reason": "Wrong size", "days": 3}
 

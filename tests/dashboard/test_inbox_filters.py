@@ -169,7 +169,7 @@ def test_a_value_that_is_not_a_choice_is_left_out(viewer_client, inbox):
 def test_grouped_by_tool_each_tool_has_a_heading_with_its_count(viewer_client, inbox):
     page = parse(viewer_client.get(URL, {"group": "tool", "sort": "newest"}))
     groups = page.all("section.approval-group")
-    assert [group.text("h2.group-heading") for group in groups] == ["issue refund 2", "send invoice 1"]
+    assert [group.text("h2.group-heading") for group in groups] == ["issue_refund 2", "send_invoice 1"]
     assert [titled(group) for group in groups] == [
         ["refund-2", "refund"],
         ["invoice"],
@@ -240,6 +240,8 @@ def test_every_waiting_action_the_filters_match_is_decided_and_no_other(approver
     assert "Every action waiting now that the filters match, on every page" in confirmation.text()
     assert parse_qs(urlsplit(confirmation.link("Cancel")["href"]).query) == {"tool": ["issue_refund"], "page": ["1"]}
     done = confirm_batch(approver_client, asked)
-    assert parse(done).text("#approval-messages") == "Rejected 2 actions."
+    assert parse(done).text("#approval-messages") == (
+        "Rejected 2 actions: issue_refund (refund) in Refund for Ada, issue_refund (refund-2) in Invoice for Chen."
+    )
     assert sorted(action.call_id for action in client_actions.listing("default", status="waiting")) == ["invoice"]
     assert client_actions.get(keys.session_key("acme", "s-ada"), "acme-refund").status == "waiting"

@@ -46,7 +46,7 @@ def test_a_member_of_one_project_sees_its_sessions_and_actions_only(finance_appr
     assert page.status_code == 200 and "A finance customer's words." in parse(page).text("main")
     assert "A default customer's words." not in parse(page).text("main")
     inbox = parse(finance_approver.get(reverse("dashboard:approvals", args=["finance"]))).text("main")
-    assert "finance refund" in inbox and "default refund" not in inbox
+    assert "finance_refund" in inbox and "default_refund" not in inbox
     searched = finance_approver.get(reverse("dashboard:sessions", args=["finance"]), {"q": "customer"})
     assert "default conversation" not in searched.content.decode()
 

@@ -187,7 +187,7 @@ def test_only_web_data_and_site_urls_become_links_or_sources(viewer_client, db):
 
 
 def test_a_waiting_client_action_offers_approve_and_reject_to_an_approver(approver_client, refund):
-    card = entry(parse(page(approver_client, "refund-1")), "request human approval")
+    card = entry(parse(page(approver_client, "refund-1")), "request_human_approval")
     assert badge(card) == ("waiting", ["state-waiting"])
     assert card.text(".description") == "Refund above the limit"
     form = card.one("form.decision")
@@ -202,7 +202,7 @@ def test_a_waiting_client_action_offers_approve_and_reject_to_an_approver(approv
 
 
 def test_a_viewer_sees_the_waiting_action_but_no_buttons(viewer_client, refund):
-    card = entry(parse(page(viewer_client, "refund-1")), "request human approval")
+    card = entry(parse(page(viewer_client, "refund-1")), "request_human_approval")
     assert '"amount": 750' in card.one("pre.json").exact_text()
     assert not card.all("form, button, textarea") and "Approve" not in card.text() and "Reject" not in card.text()
     assert "only approvers decide" in card.text()
@@ -217,7 +217,7 @@ def test_a_resolved_client_action_shows_who_decided_when_why_and_both_arguments(
         arguments={"amount": 700, "currency": "USD"},
         decider=as_approver(),
     )
-    card = entry(parse(page(viewer_client, "refund-1")), "request human approval")
+    card = entry(parse(page(viewer_client, "refund-1")), "request_human_approval")
     assert badge(card) == ("approved", ["state-approved"])
     resolution = card.one("dl.resolution")
     assert resolution.terms()["By"] == "owner" and resolution.terms()["Comment"] == "Box photo checks out."
@@ -234,7 +234,7 @@ def test_a_resolved_client_action_shows_who_decided_when_why_and_both_arguments(
 
 def test_a_rejected_client_action_shows_no_approved_arguments(viewer_client, refund):
     client_actions.decide("refund-1", "call_refund", decision="reject", comment="Too much.", decider=as_approver())
-    card = entry(parse(page(viewer_client, "refund-1")), "request human approval")
+    card = entry(parse(page(viewer_client, "refund-1")), "request_human_approval")
     assert badge(card) == ("rejected", ["state-rejected"])
     assert card.one("dl.resolution").terms()["Comment"] == "Too much."
     assert [figure.text("figcaption") for figure in card.all(".compare figure")] == ["Requested arguments"]
@@ -242,7 +242,7 @@ def test_a_rejected_client_action_shows_no_approved_arguments(viewer_client, ref
 
 def test_a_result_supplied_by_the_client_shows_its_output(viewer_client, refund):
     client_actions.supply_result("refund-1", "call_refund", output={"refunded": True}, resolved_by="key:app")
-    card = entry(parse(page(viewer_client, "refund-1")), "request human approval")
+    card = entry(parse(page(viewer_client, "refund-1")), "request_human_approval")
     assert badge(card) == ("completed", ["state-completed"])
     assert "Result" in [heading.text() for heading in card.all("h4")]
     assert '"refunded": true' in card.one("pre.output").exact_text()

@@ -76,8 +76,8 @@ def test_a_new_waiting_client_action_shows_up_with_its_buttons(approver_client, 
     client_actions.open_action(live, call_id="ok1", name="send_email", arguments={"to": "a@example.com"})
     page = parse(approver_client.get(url, headers=HTMX))
     [card] = page.one(APPENDED).all("article.entry")
-    assert card.text("summary .name") == "send email" and card.button("Approve")
-    assert page.text("#session-header .badge.waiting-count") == "1 waiting"
+    assert card.text("summary .name") == "send_email" and card.button("Approve")
+    assert page.text("#session-header .badge.waiting-count") == "1 waiting for a person"
 
 
 def test_a_card_resolved_elsewhere_is_redrawn_without_its_buttons(approver_client, refund):
