@@ -8,7 +8,8 @@ that acts when opened). Images are not shown: a picture of a button is not a but
 
 Messages also get GitHub's tables and strikethrough, which models write, keep their line breaks, and have their
 headings moved two levels down, under the page's own. A fenced code block keeps its language as
-``class="language-x"`` and nothing else: it is shown plainly, not highlighted.
+``class="language-x"``, and a message's block in a language Pygments knows by that name is highlighted on the
+server (``highlighted``): spans whose only attribute is a ``hl-`` token class, which nh3 checks like the rest.
 """
 
 import re
@@ -16,23 +17,46 @@ import re
 import nh3
 from django.utils.safestring import mark_safe
 from markdown_it import MarkdownIt
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
 
 TAGS = {
     "p", "br", "hr", "em", "strong", "code", "pre", "blockquote", "ul", "ol", "li", "a",
-    "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "s",
+    "h1", "h2", "h3", "h4", "h5", "h6", "table", "thead", "tbody", "tr", "th", "td", "s", "span",
 }  # fmt: skip
-ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "code": {"class"}}
+ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}, "code": {"class"}, "span": {"class"}}
 URL_SCHEMES = {"http", "https", "mailto"}
 # The one class kept: a fenced block's language, as markdown-it writes it.
 LANGUAGE_CLASS = re.compile(r"language-[\w+#.-]{1,40}")
+# A highlighted token's class, as Pygments writes it with our prefix (static/css/historyhub.css colours them).
+TOKEN_CLASS = re.compile(r"hl-[a-z0-9]{1,4}")
+# Past this a block is shown plainly: highlighting costs time and page weight in proportion to the code.
+HIGHLIGHT_LIMIT = 20_000
+_formatter = HtmlFormatter(nowrap=True, classprefix="hl-")
 # A message's headings sit under the page's h1 and the timeline's sections.
 HEADING_SHIFT = 2
 
 
 def _language_only(tag, attribute, value):
     if attribute == "class":
-        return value if tag == "code" and LANGUAGE_CLASS.fullmatch(value) else None
+        if tag == "code":
+            return value if LANGUAGE_CLASS.fullmatch(value) else None
+        return value if tag == "span" and TOKEN_CLASS.fullmatch(value) else None
     return value
+
+
+def highlighted(code, language, attributes):
+    """A fenced block's code as Pygments' token spans, for a language it knows by name; "" (markdown-it escapes
+    the code itself) for any other, without guessing, and for a block too long to be worth it."""
+    if not language or len(code) > HIGHLIGHT_LIMIT:
+        return ""
+    try:
+        lexer = get_lexer_by_name(language)
+    except ClassNotFound:
+        return ""
+    return highlight(code, lexer, _formatter)
 
 
 def _shift_headings(state):
@@ -43,7 +67,9 @@ def _shift_headings(state):
 
 _description_parser = MarkdownIt("commonmark", {"html": False}).disable("image")
 _message_parser = (
-    MarkdownIt("commonmark", {"html": False, "breaks": True}).enable(["table", "strikethrough"]).disable("image")
+    MarkdownIt("commonmark", {"html": False, "breaks": True, "highlight": highlighted})
+    .enable(["table", "strikethrough"])
+    .disable("image")
 )
 _message_parser.core.ruler.push("shift_headings", _shift_headings)
 _cleaner = nh3.Cleaner(

@@ -181,6 +181,7 @@ def _research_with_subagent():
                 "id": f"{parent}-r1",
                 "type": "reasoning",
                 "summary": [{"type": "summary_text", "text": "Delegate sources."}],
+                "createdAt": _clock(89),
             },
         ],
     )
@@ -201,6 +202,8 @@ def _research_with_subagent():
                 "type": "web_search_call",
                 "status": "completed",
                 "action": {"type": "search", "query": "Regulation (EU) 2023/1542 batteries"},
+                # Without its own time an item shows when it was stored: now, among items dated in the past.
+                "createdAt": _clock(87),
             },
             _assistant(
                 f"{child}-a1",

@@ -5,6 +5,7 @@ import json
 import pytest
 from django.urls import reverse
 
+from historyhub.dashboard import markdown as markdown_module
 from historyhub.dashboard.folding import FOLD_CHARS, FOLD_LINES
 from historyhub.history import item_log, sessions
 from tests.support.html import parse
@@ -43,6 +44,33 @@ def test_a_fenced_code_block_keeps_its_language_as_a_class_and_nothing_else(view
         ([], "boom\n"),
     ]
     assert all(set(block.attributes) <= {"class"} for block in blocks)
+
+
+def test_a_block_in_a_known_language_is_highlighted_with_token_spans_only(viewer_client, db):
+    text = '```python\ndef main():\n    return "<b>"  # done\n```'
+    code = bubble(viewer_client, text).one(".markdown pre > code")
+    tokens = {span.exact_text(): span.classes for span in code.all("span")}
+    assert (tokens["def"], tokens["main"], tokens['"<b>"'], tokens["# done"]) == (
+        ["hl-k"],
+        ["hl-nf"],
+        ["hl-s2"],
+        ["hl-c1"],
+    )
+    assert code.exact_text() == 'def main():\n    return "<b>"  # done\n' and not code.all("b")
+    assert all(set(span.attributes) == {"class"} for span in code.all("span"))
+
+
+def test_an_unknown_language_and_an_agents_own_spans_stay_plain(viewer_client, db):
+    text = '```klingon\nqapla\n```\n\n<span class="hl-k">mine</span>'
+    markdown = bubble(viewer_client, text).one(".markdown")
+    assert not markdown.all("span") and markdown.text("code") == "qapla"
+    assert '<span class="hl-k">mine</span>' in markdown.text()
+
+
+def test_a_block_over_the_limit_is_not_highlighted():
+    code = "x = 1\n" * (markdown_module.HIGHLIGHT_LIMIT // 6 + 1)
+    assert "<span" not in markdown_module.render_message(f"```python\n{code}```")
+    assert "<span" in markdown_module.render_message("```python\nx = 1\n```")
 
 
 def test_html_script_and_dangerous_links_in_a_message_stay_text(viewer_client, db):
