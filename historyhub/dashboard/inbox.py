@@ -207,6 +207,20 @@ def answer_ids(action):
     return f"action-{action.pk}-%s"
 
 
+def arguments_once(action, shown):
+    """Where a card keeps its arguments as JSON, once (a page holds fifty cards): the edit box of a person who may
+    edit them, else the "As JSON" view. Copy copies that element's text; a view that shows hidden characters as
+    markers is not what an agent reads back, so then a hidden copy with escapes is kept for Copy."""
+    edit_here = shown["may_edit"] and shown["arguments"].complete and not shown["refused"]
+    if edit_here:
+        # A textarea's text is what the page was sent, not what the person typed since: the requested arguments.
+        return {"edit_here": True, "copy_target": f"#arguments-{action.pk}", "copy_escaped": False}
+    escaped = shown["arguments"].hidden_characters
+    json_id = f"arguments-json-{action.pk}"
+    target = f"#arguments-escaped-{action.pk}" if escaped else f"#{json_id}"
+    return {"edit_here": False, "json_id": json_id, "copy_target": target, "copy_escaped": escaped}
+
+
 def card(action, decider, now):
     """What an approvals card shows of its action: who asked and in which conversation, its arguments (a tree
     when they are small enough to show whole), its policy and votes, and the decisions it offers."""
@@ -225,7 +239,7 @@ def card(action, decider, now):
     if shown["answer_form"] is not None:
         shown["answer_form"] = DecisionForm(response_schema=action.response_schema, auto_id=answer_ids(action))
     shown["tree"] = argument_tree.render(action.arguments) if shown["arguments"].complete else None
-    shown["copy_target"] = f"#arguments-json-{action.pk}"
+    shown.update(arguments_once(action, shown))
     if action.expires_at is not None:
         shown["expires_in"] = countdown(action.expires_at, now)
         shown["expires_soon"] = action.expires_at - now <= EXPIRING_SOON

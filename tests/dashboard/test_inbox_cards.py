@@ -133,9 +133,18 @@ def test_the_arguments_are_a_foldable_tree_with_their_size_and_a_copy_of_their_j
     assert (lines.get("open"), line.get("open"), box.get("open")) == ("", "", None)
     assert box.text() == "box: {1 key} crushed: true"
     assert rows[3] == 'note: "broken\\nbox"'
-    copy = card.one("button.copy")
-    source = card.one(copy["data-copy"])
-    assert source.get("hidden") == "" and json.loads(source.exact_text()) == action.arguments
+    # A viewer's card keeps the JSON once, in "As JSON", and Copy copies that.
+    source = card.one(card.one("button.copy")["data-copy"])
+    assert source in card.all("details.as-json pre") and json.loads(source.exact_text()) == action.arguments
+    assert len(card.all("pre.json, textarea")) == 1
+
+
+def test_an_approvers_card_keeps_the_json_once_in_the_edit_box_which_copy_copies(approver_client, refund):
+    card = the_card(approver_client)
+    action = client_actions.get("refund-1", "call_refund")
+    source = card.one(card.one("button.copy")["data-copy"])
+    assert source in card.all("textarea[name=arguments]") and json.loads(source.exact_text()) == action.arguments
+    assert not card.all("details.as-json, pre[hidden]")
 
 
 def test_hidden_characters_in_the_tree_show_as_markers(viewer_client, db):
