@@ -221,6 +221,8 @@ LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
+# The admin prints times as the dashboard does (historyhub/formats).
+FORMAT_MODULE_PATH = ["historyhub.formats"]
 
 # Static files ---------------------------------------------------------------
 
