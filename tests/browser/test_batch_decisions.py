@@ -24,7 +24,7 @@ def waiting():
 ADA, BO, BO_MAIL = (
     "Select delete_account in Close Ada's account",
     "Select delete_account in Close Bo's account",
-    "Select send goodbye email in Close Bo's account",
+    "Select send_goodbye_email in Close Bo's account",
 )
 
 

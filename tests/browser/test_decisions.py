@@ -84,7 +84,7 @@ def status(session_id, call_id):
 
 def reject_the_parcel(page):
     """A decision to wait for: a request Enter had sent would have gone out before this one's answer came."""
-    page.locator(".approval").filter(has_text="redirect parcel").get_by_role("button", name="Reject").click()
+    page.locator(".approval").filter(has_text="redirect_parcel").get_by_role("button", name="Reject").click()
     expect(page.get_by_text("Rejected 1 action:")).to_be_visible()
 
 
@@ -100,7 +100,7 @@ def test_enter_in_a_comment_or_on_a_checkbox_of_the_approvals_page_decides_nothi
     page = approver_page
     log = RequestLog(page)
     page.goto("/p/default/approvals/")
-    comment = page.get_by_label("Comment on send invoice")
+    comment = page.get_by_label("Comment on send_invoice")
     comment.fill(PAID)
     comment.press("Enter")
     expect(comment).to_have_value(f"{PAID}\n")
@@ -109,7 +109,7 @@ def test_enter_in_a_comment_or_on_a_checkbox_of_the_approvals_page_decides_nothi
     bulk.press("Enter")
     expect(bulk).to_have_value(f"{PAID}\n")
     # Chromium answers Enter on a checkbox with the first enabled submit button of its form.
-    box = page.get_by_label("Select send invoice in")
+    box = page.get_by_label("Select send_invoice in")
     box.check()
     box.press("Enter")
     reject_the_parcel(page)
@@ -121,17 +121,17 @@ def test_enter_in_a_comment_or_on_a_checkbox_of_the_approvals_page_decides_nothi
 def test_without_javascript_enter_decides_nothing_either(no_script_page, inbox):
     page = no_script_page
     page.goto("/p/default/approvals/")
-    comment = page.get_by_label("Comment on send invoice")
+    comment = page.get_by_label("Comment on send_invoice")
     comment.fill(PAID)
     comment.press("Enter")
     expect(comment).to_have_value(f"{PAID}\n")
     # Here Enter on a checkbox sends the form with no decision button: the server decides nothing.
-    page.get_by_label("Select send invoice in").check()
-    page.get_by_label("Select send invoice in").press("Enter")
+    page.get_by_label("Select send_invoice in").check()
+    page.get_by_label("Select send_invoice in").press("Enter")
     expect(page.get_by_text("Nothing was decided: press Approve, Reject or Dismiss to decide.")).to_be_visible()
     assert status("invoice-7", "call_invoice") == "waiting" and status("refund-1", "call_refund") == "waiting"
-    page.get_by_label("Comment on send invoice").fill("Wrong VAT number.")
-    page.locator(".approval").filter(has_text="send invoice").get_by_role("button", name="Reject").click()
+    page.get_by_label("Comment on send_invoice").fill("Wrong VAT number.")
+    page.locator(".approval").filter(has_text="send_invoice").get_by_role("button", name="Reject").click()
     expect(page.get_by_text("Rejected 1 action:")).to_be_visible()
     assert client_actions.get("invoice-7", "call_invoice").comment == "Wrong VAT number."
 
@@ -160,8 +160,8 @@ def test_an_approver_rejects_one_action_from_the_approvals_page(approver_page, i
     expect(items.first).to_contain_text("Refund for a broken espresso machine")
     screenshot(page, "approvals")
 
-    invoice = items.filter(has_text="send invoice")
-    invoice.get_by_label("Comment on send invoice").fill("Wrong VAT number.")
+    invoice = items.filter(has_text="send_invoice")
+    invoice.get_by_label("Comment on send_invoice").fill("Wrong VAT number.")
     invoice.get_by_role("button", name="Reject").click()
 
     expect(page.get_by_text("Rejected 1 action:")).to_be_visible()
@@ -178,7 +178,7 @@ def test_an_approver_approves_several_actions_together(approver_page, inbox):
     bulk = page.locator("#bulk-decision")
     expect(bulk.get_by_role("button", name="Approve")).to_be_disabled()
     page.get_by_label("Select request_human_approval in").check()
-    page.get_by_label("Select redirect parcel in").check()
+    page.get_by_label("Select redirect_parcel in").check()
     expect(page.locator("#selected-count")).to_have_text("2 selected")
     bulk.get_by_placeholder("Comment for the selected actions (optional)").fill("Both fine.")
     bulk.get_by_role("button", name="Approve").click()
@@ -190,7 +190,7 @@ def test_an_approver_approves_several_actions_together(approver_page, inbox):
     expect(page.get_by_text("Approved 2 actions:")).to_be_visible()
     expect(confirmation).to_have_count(0)
     expect(page.locator(".approval")).to_have_count(1)
-    expect(page.locator(".approval")).to_contain_text("send invoice")
+    expect(page.locator(".approval")).to_contain_text("send_invoice")
     expect(page.locator("#inbox-count")).to_have_text("1")
     for session_id, call_id in (("refund-1", "call_refund"), ("parcel-9", "call_parcel")):
         action = client_actions.get(session_id, call_id)
@@ -215,7 +215,7 @@ def test_the_approvals_page_shows_an_action_the_moment_an_agent_asks_and_drops_o
     page.goto("/p/default/approvals/")
     items = page.locator(".approval")
     expect(items).to_have_count(3)
-    page.get_by_label("Comment on send invoice").fill("typing while others work")
+    page.get_by_label("Comment on send_invoice").fill("typing while others work")
 
     client_actions.open_action("parcel-9", call_id="call_label", name="print_label", arguments={"parcel": "PX-1"})
     expect(items).to_have_count(4, timeout=LIVE_TIMEOUT_MS)
@@ -224,4 +224,4 @@ def test_the_approvals_page_shows_an_action_the_moment_an_agent_asks_and_drops_o
     client_actions.decide("refund-1", "call_refund", decision="approve", decider=as_approver("someone else"))
     expect(items).to_have_count(3, timeout=LIVE_TIMEOUT_MS)
     expect(page.locator("#inbox-count")).to_have_text("3")
-    expect(page.get_by_label("Comment on send invoice")).to_have_value("typing while others work")
+    expect(page.get_by_label("Comment on send_invoice")).to_have_value("typing while others work")

@@ -47,7 +47,7 @@ def test_the_approvals_page_shows_the_override_and_the_iban_as_it_really_is(appr
     page.goto("/p/default/approvals/")
     card = page.locator(".approval")
     expect(card).to_contain_text("This action's text contains invisible or direction-changing characters")
-    arguments = card.locator("pre.json")
+    arguments = card.locator("ul.argument-tree")
     expect(arguments).to_contain_text("⟨U+202E⟩55 5555 5551 0202 BKUB 33BG⟨U+202C⟩")
     expect(arguments).not_to_contain_text(DISGUISED)
     # Drawn in the order it is stored: the "55" the agent put first is on the left, not turned to the right.

@@ -104,7 +104,7 @@ def test_sorting_by_expiry_puts_the_action_that_expires_first_on_top(approver_pa
     expect(titles(page).first).to_have_text("issue_refund call_refund")
     show_filters(page, width)
     page.get_by_label("Sort").select_option("expiring")
-    expect(titles(page).first).to_have_text("send invoice call_invoice")
+    expect(titles(page).first).to_have_text("send_invoice call_invoice")
     expect(page).to_have_url(re.compile(r"\?sort=expiring$"))
 
 
@@ -112,7 +112,7 @@ def test_sorting_by_expiry_puts_the_action_that_expires_first_on_top(approver_pa
 def test_the_expiry_counts_down_beside_the_absolute_time(approver_page, busy_day, width):
     page = approver_page
     open_inbox(page, width)
-    expiry = page.locator(".approval", has_text="send invoice").locator(".expiry")
+    expiry = page.locator(".approval", has_text="send_invoice").locator(".expiry")
     expect(expiry.locator(".countdown")).to_have_text(re.compile(r"^\(in (9|10) min\)$"))
     expect(expiry.locator("time")).to_have_attribute("datetime", re.compile(r"Z$"))
     expect(expiry).to_contain_text("expires")
@@ -134,7 +134,7 @@ def test_j_and_k_move_between_cards_and_a_approves_the_focused_one(approver_page
     assert status("refund-1", "call_refund") == "waiting" and status("parcel-9", "call_parcel") == "waiting"
     # The card that took its place has the focus, so the keys go on from there.
     expect(cards.nth(1)).to_be_focused()
-    expect(cards.nth(1)).to_contain_text("redirect parcel")
+    expect(cards.nth(1)).to_contain_text("redirect_parcel")
 
 
 @pytest.mark.parametrize("width", WIDTHS)

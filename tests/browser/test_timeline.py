@@ -99,5 +99,5 @@ def test_a_viewer_sees_the_waiting_action_but_no_approve_button(viewer_page, ref
     expect(page.get_by_role("button", name="Approve")).to_have_count(0)
     expect(page.get_by_role("button", name="Reject")).to_have_count(0)
     page.goto("/p/default/approvals/")
-    expect(page.get_by_text("request_human_approval")).to_be_visible()
+    expect(page.locator(".approval-title")).to_contain_text("request_human_approval")
     expect(page.get_by_role("button", name="Approve")).to_have_count(0)
