@@ -403,7 +403,7 @@ def align_run_status(write):
     """After items were taken back: the run waits for a person exactly when an action still waits (one opened
     through the API after the items, say), as if the items had never come."""
     session = write.session
-    session.waiting_count = ClientAction.objects.filter(session=session, status=Status.WAITING).count()
+    write.count_waiting_actions()
     if session.waiting_count and session.run_status in (None, RunStatus.RUNNING):
         write.set_run_status(RunStatus.WAITING_FOR_CLIENT_ACTION)
     stop_waiting_unless_waiting(write)

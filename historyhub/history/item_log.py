@@ -160,9 +160,9 @@ def clear(key):
         write.timeline.clear()
         for model in (Item, ClientAction, Operation):
             model.objects.filter(session=session).delete()
+        # The waiting count is counted again when the write finishes: every action changed.
         write.every_action_changed()
-        session.item_count = session.waiting_count = 0
-        session.waiting_until = None
+        session.item_count = 0
         session.usage_json = None
         session.last_message = ""
         write.set_run_status(None)

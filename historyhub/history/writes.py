@@ -207,7 +207,7 @@ class Write:
         session = self.session
         self.timeline.flush()
         if self._actions_changed:
-            self._count_waiting_actions()
+            self.count_waiting_actions()
         session.updated_at = self.now
         bulk.save_fields(session, STATE_FIELDS + self._also_saved)
         # A replay recreates a child as it ended: its parent, imported before it, shows that already.
@@ -225,8 +225,13 @@ class Write:
             inbox=self._actions_changed,
         )
 
-    def _count_waiting_actions(self):
-        """The waiting count, and until when the last of them can still be decided (None: one never expires)."""
+    def count_waiting_actions(self):
+        """Count the session's waiting client actions again from their rows: ``waiting_count``, and in
+        ``waiting_until`` when the last of them can still be decided (None: one never expires).
+
+        The one rule for both fields. ``finish`` applies it whenever client actions changed; code inside the
+        write that must know the count before then (``client_actions.align_run_status``) calls it too.
+        """
         state = ClientAction.objects.filter(session=self.session, status=ClientActionStatus.WAITING).aggregate(
             count=Count("pk"), unbounded=Count("pk", filter=Q(expires_at__isnull=True)), until=Max("expires_at")
         )

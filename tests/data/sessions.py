@@ -40,5 +40,10 @@ def rows_of(key):
     }
 
 
+def remaining():
+    """The keys of every session left, in order."""
+    return sorted(Session.objects.values_list("pk", flat=True))
+
+
 def write_client(project="default", name="writer"):
     return ApiClient(ApiKey.issue(name, "write", project=project)[1])

@@ -4,14 +4,13 @@ deleted anywhere (docs/projects.md, "Groups")."""
 
 import pytest
 from django.contrib.auth.models import User
-from django.test import Client
 from django.urls import reverse
 
 from historyhub.approvals import policies
 from historyhub.data.models import AuditEntry
 from historyhub.projects import administration
 from historyhub.projects.models import Group, Membership, Project, Role
-from tests.support.actors import ApiClient, make_member
+from tests.support.actors import make_member
 from tests.support.html import parse
 
 PROJECT_CHANGE = reverse("admin:projects_project_change", args=["default"])
@@ -27,13 +26,6 @@ def recorded(*actions):
 @pytest.fixture
 def project(db):
     return Project.objects.get(pk="default")
-
-
-@pytest.fixture
-def operator(db):
-    client = Client()
-    client.force_login(User.objects.create_superuser("root", password="root-password-1"))
-    return client
 
 
 @pytest.fixture
@@ -105,9 +97,8 @@ def test_the_admin_site_names_the_policy_and_deletes_nothing(operator, named_by_
     assert not recorded("group.deleted")
 
 
-def test_the_api_refuses_to_delete_a_group_a_policy_names(project, named_by_a_policy):
-    api = ApiClient(administration.issue_key(project, "ops", "admin", actor="setup")[1])
-    response = api.delete("groups/finance")
+def test_the_api_refuses_to_delete_a_group_a_policy_names(project, named_by_a_policy, admin_api):
+    response = admin_api.delete("groups/finance")
     assert response.status_code == 400
     assert response.json()["error"] == {
         "code": "invalid_input",
@@ -116,7 +107,7 @@ def test_the_api_refuses_to_delete_a_group_a_policy_names(project, named_by_a_po
     assert Group.objects.filter(name="finance").exists() and not recorded("group.deleted")
     # Once no policy names it, it goes.
     policies.replace(project.pk, [], actor="setup")
-    assert api.delete("groups/finance").status_code == 204
+    assert admin_api.delete("groups/finance").status_code == 204
 
 
 def test_members_joined_changed_and_removed_on_the_admin_site_are_in_the_audit_log(operator, project):

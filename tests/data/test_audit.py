@@ -12,7 +12,7 @@ from historyhub.history.errors import NotFound
 from historyhub.history.models import Session
 from historyhub.projects import administration
 from historyhub.projects.models import Project, Role
-from tests.support.actors import ApiClient, make_member
+from tests.support.actors import make_member
 from tests.support.runs import decide
 
 
@@ -66,12 +66,10 @@ def test_a_refused_change_leaves_no_row(db):
     assert rows() == []
 
 
-def test_an_admin_keys_patch_of_the_retention_is_recorded(db):
-    admin = ApiClient(administration.issue_key(Project.objects.get(pk="default"), "ops", "admin", actor="t")[1])
+def test_an_admin_keys_patch_of_the_retention_is_recorded(admin_api):
+    admin_api.patch("project", {"retentionDays": 7})
 
-    admin.patch("project", {"retentionDays": 7})
-
-    assert rows()[-1] == ("default", "api key: ops", "project.changed", "default")
+    assert rows()[-1] == ("default", "api key: tests (admin)", "project.changed", "default")
 
 
 def test_deleting_a_session_over_the_api_and_a_retention_run_are_recorded(api):

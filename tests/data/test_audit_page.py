@@ -5,7 +5,6 @@ import io
 from datetime import timedelta
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -13,21 +12,10 @@ from historyhub.data import audit
 from historyhub.data.models import AuditEntry
 from historyhub.projects import administration
 from historyhub.projects.models import Role
-from tests.support.actors import make_member
+from tests.support.actors import logged_in, make_member
 from tests.support.html import parse
 
 URL = reverse("dashboard:audit", kwargs={"project_id": "default"})
-
-
-def logged_in(user):
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def admin_client(db):
-    return logged_in(make_member("ada", Role.ADMIN))
 
 
 @pytest.fixture

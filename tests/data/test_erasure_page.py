@@ -1,28 +1,16 @@
 """Erasure on the dashboard: a project admin counts the sessions first, then erases them on a confirmed POST."""
 
 import pytest
-from django.test import Client
 from django.urls import reverse
 
 from historyhub.data.models import AuditEntry
 from historyhub.history import sessions
 from historyhub.history.models import Session
 from historyhub.projects.models import Project, Role
-from tests.support.actors import make_member, post
+from tests.support.actors import logged_in, make_member, post
 from tests.support.html import parse
 
 URL = reverse("dashboard:erasure", kwargs={"project_id": "default"})
-
-
-def logged_in(user):
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(user)
-    return client
-
-
-@pytest.fixture
-def admin_client(db):
-    return logged_in(make_member("ada", Role.ADMIN))
 
 
 @pytest.fixture

@@ -2,20 +2,8 @@ import pytest
 
 from historyhub.data.audit import value_hash
 from historyhub.data.models import AuditEntry
-from historyhub.history.models import Session
-from historyhub.projects.models import Project
-from tests.data.sessions import full_session, rows_of, write_client
+from tests.data.sessions import full_session, remaining, rows_of
 from tests.support.readers import assert_error
-
-
-def remaining():
-    return sorted(Session.objects.values_list("pk", flat=True))
-
-
-@pytest.fixture
-def acme(db):
-    Project.objects.create(id="acme", name="Acme")
-    return write_client("acme")
 
 
 def test_it_deletes_every_session_with_that_value_under_that_key_and_nothing_else(api, acme):

@@ -12,8 +12,8 @@ from historyhub.history.models import ClientAction, Item, Session, TimelineEntry
 from historyhub.notifications.event_types import Event
 from historyhub.notifications.models import Channel, Delivery
 from historyhub.projects import keys
-from historyhub.projects.models import Membership, Project, Role
-from tests.data.sessions import full_session, write_client
+from historyhub.projects.models import Membership, Role
+from tests.data.sessions import full_session
 from tests.data.test_export import export_lines
 from tests.support.actors import make_member
 from tests.support.html import parse
@@ -27,12 +27,6 @@ def post_lines(client, text):
 
 def as_text(lines):
     return "".join(json.dumps(line) + "\n" for line in lines)
-
-
-@pytest.fixture
-def acme(db):
-    Project.objects.create(id="acme", name="Acme")
-    return write_client("acme")
 
 
 def test_export_then_import_into_an_empty_project_then_export_is_equal_line_for_line(api, acme, decide_api):

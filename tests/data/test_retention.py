@@ -6,7 +6,7 @@ from django.utils import timezone
 from historyhub.history import client_actions, item_log, retention, sessions
 from historyhub.history.models import ClientAction, Item, Session
 from historyhub.projects.models import Project
-from tests.data.sessions import full_session, rows_of, write_client
+from tests.data.sessions import full_session, remaining, rows_of
 from tests.support.items import user
 from tests.support.processes import PROCESSES, run_together
 
@@ -20,16 +20,6 @@ def age(key, days):
 
 def keep_for(days, project="default"):
     Project.objects.filter(pk=project).update(retention_days=days)
-
-
-def remaining():
-    return sorted(Session.objects.values_list("pk", flat=True))
-
-
-@pytest.fixture
-def acme(db):
-    Project.objects.create(id="acme", name="Acme")
-    return write_client("acme")
 
 
 def test_it_deletes_exactly_the_sessions_not_updated_for_the_retention_with_all_they_own(api, acme):

@@ -2,14 +2,12 @@
 made: PATCH /api/v1/project with an admin key, the settings page, the admin site."""
 
 import pytest
-from django.contrib.auth.models import User
-from django.test import Client
 from django.urls import reverse
 
 from historyhub.data.models import AuditEntry
 from historyhub.projects import administration
-from historyhub.projects.models import Project, Role
-from tests.support.actors import ApiClient, make_member, post
+from historyhub.projects.models import Project
+from tests.support.actors import post
 from tests.support.html import parse
 
 SETTINGS = reverse("dashboard:settings", args=["default"])
@@ -31,25 +29,6 @@ def kept_30_days(db):
     Project.objects.filter(pk="default").update(retention_days=30)
 
 
-@pytest.fixture
-def admin_api(db):
-    return ApiClient(administration.issue_key(Project.objects.get(pk="default"), "ops", "admin", actor="t")[1])
-
-
-@pytest.fixture
-def settings_client(db):
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(make_member("ada", Role.ADMIN))
-    return client
-
-
-@pytest.fixture
-def operator(db):
-    client = Client()
-    client.force_login(User.objects.create_superuser("root", password="root-password-1"))
-    return client
-
-
 def admin_save(client, **fields):
     """Save the admin's change form of the default project as it reads, with ``fields`` changed."""
     form = parse(client.get(ADMIN_CHANGE)).one("form#project_form")
@@ -62,8 +41,8 @@ def test_a_patch_records_the_retention_before_and_after(kept_30_days, admin_api)
     assert admin_api.patch("project", {"retentionDays": None}).status_code == 200
 
     assert changes() == [
-        ("api key: ops", "default", {"retentionDays": {"old": 30, "new": 7}}),
-        ("api key: ops", "default", {"retentionDays": {"old": 7, "new": None}}),
+        ("api key: tests (admin)", "default", {"retentionDays": {"old": 30, "new": 7}}),
+        ("api key: tests (admin)", "default", {"retentionDays": {"old": 7, "new": None}}),
     ]
     assert retention() is None
 
@@ -76,13 +55,13 @@ def test_a_patch_that_changes_nothing_or_is_refused_records_nothing(kept_30_days
     assert retention() == 30
 
 
-def test_the_settings_page_records_the_retention_before_and_after_and_only_what_changed(kept_30_days, settings_client):
+def test_the_settings_page_records_the_retention_before_and_after_and_only_what_changed(kept_30_days, admin_client):
     name = Project.objects.get(pk="default").name
-    saved = post(settings_client, SETTINGS, {"action": "project", "name": name, "retention_days": "90"})
+    saved = post(admin_client, SETTINGS, {"action": "project", "name": name, "retention_days": "90"})
     assert saved.status_code == 302
-    again = post(settings_client, SETTINGS, {"action": "project", "name": name, "retention_days": "90"})
+    again = post(admin_client, SETTINGS, {"action": "project", "name": name, "retention_days": "90"})
     assert again.status_code == 302
-    forever = post(settings_client, SETTINGS, {"action": "project", "name": name, "retention_days": ""})
+    forever = post(admin_client, SETTINGS, {"action": "project", "name": name, "retention_days": ""})
     assert forever.status_code == 302
 
     assert changes() == [

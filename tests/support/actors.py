@@ -1,5 +1,5 @@
-"""Who acts in tests: API clients with a key (and an Idempotency-Key), an approver, a browser-like dashboard post
-and the press of a batch confirmation's button."""
+"""Who acts in tests: API clients with a key (and an Idempotency-Key), an approver, a logged-in dashboard client,
+a browser-like dashboard post and the press of a batch confirmation's button."""
 
 import json
 
@@ -74,6 +74,13 @@ def make_member(username, role, project=DEFAULT_PROJECT, password=None):
 def make_approver(username="owner", password="owner-password-1", project=DEFAULT_PROJECT):
     """A person who may decide client actions: an approver of the project."""
     return make_member(username, Role.APPROVER, project, password)
+
+
+def logged_in(user):
+    """A dashboard client logged in as ``user`` that enforces CSRF, as a browser's requests meet it."""
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(user)
+    return client
 
 
 def as_approver(username="owner"):
