@@ -73,4 +73,5 @@ def test_an_approved_call_reads_as_the_call_and_its_duration_leaves_out_the_wait
 
     assert [badge.text() for badge in card.all("summary .badge")] == ["completed"]
     assert (card.text("summary .duration"), card.text("summary .waited")) == ("200 ms", "waited 58.0 s")
+    assert "by owner" in card.text("summary")
     assert "is waiting for the client" not in card.text(".card-body") and "completed." not in card.text(".card-body")
