@@ -1,7 +1,7 @@
 """Live updates: every write announces what it changed; waits and dashboard streams hear it (docs/live-updates.md).
 
-- ``announce(change)`` is called inside each write transaction with a
-  ``Change`` (historyhub.live.changes). It is delivered to every server
+- ``announce(*changes)`` is called inside each write transaction with a
+  ``Change`` (historyhub.live.changes), or several. It is delivered to every server
   process if and when that transaction commits.
 - ``listen(interest, owner=None, limit=None)`` is an async context manager
   whose ``wait(timeout)`` returns the ``Changes`` heard that the ``Interest``
@@ -46,15 +46,17 @@ def start_ticker(hub):
 hub = Hub(start_signal, start_ticker)
 
 
-def announce(change):
-    """Tell every server process of ``change``, once the open transaction commits (now, outside one).
+def announce(*changes):
+    """Tell every server process of each change, once the open transaction commits (now, outside one).
 
-    Nothing is delivered if the transaction rolls back.
+    Nothing is delivered if the transaction rolls back. Many changes at once (a batch of deleted sessions)
+    cost one query, not one each.
     """
     if connection.vendor == "postgresql":
-        postgresql.announce(connection, change)
+        postgresql.announce(connection, changes)
     else:
-        transaction.on_commit(partial(_committed_on_sqlite, change), robust=True)
+        for change in changes:
+            transaction.on_commit(partial(_committed_on_sqlite, change), robust=True)
 
 
 def listen(interest, owner=None, limit=None):

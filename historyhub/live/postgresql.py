@@ -24,9 +24,13 @@ RECONNECT_MAX_DELAY = 5.0
 KEEPALIVES = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
 
 
-def announce(connection, change):
+def announce(connection, changes):
+    if not changes:
+        return
+    # One round trip however many: unnest keeps the list's order, and so do the notifications.
+    payloads = [change.encode() for change in changes]
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_notify(%s, %s)", [CHANNEL, change.encode()])
+        cursor.execute("SELECT pg_notify(%s, payload) FROM unnest(%s::text[]) AS payload", [CHANNEL, payloads])
 
 
 class Listener(SignalThread):

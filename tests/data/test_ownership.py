@@ -2,6 +2,7 @@ from django.db import transaction
 
 from historyhub.history import ownership
 from historyhub.history.models import Session
+from historyhub.idempotency.models import IdempotencyRecord
 from historyhub.projects.models import Project
 from tests.data.sessions import full_session, rows_of, write_client
 
@@ -33,6 +34,18 @@ def test_deleting_sessions_removes_everything_they_own_and_nothing_else(api):
     assert deleted == ["ses-gone"]
     assert rows_of("ses-gone") == NOTHING
     assert rows_of("ses-kept") == EVERYTHING_OF_ONE
+
+
+def test_an_id_is_matched_as_written_never_as_a_pattern_or_a_prefix(api):
+    gone, kept = ["a.b", "old-1", "u@x:1"], ["aXb", "old-10", "u@x:10"]
+    for session_id in gone + kept:
+        full_session(api, session_id, idempotency_key=f"key-{session_id}")
+
+    with transaction.atomic():
+        ownership.delete_sessions(gone)
+
+    remaining = IdempotencyRecord.objects.order_by("key").values_list("key", flat=True)
+    assert list(remaining) == sorted(f"key-{session_id}" for session_id in kept)
 
 
 def test_deleting_a_session_over_the_api_removes_everything_it_owns(api):

@@ -3,6 +3,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from historyhub.data import audit
+from historyhub.data.models import AuditEntry
 from historyhub.history import client_actions, item_log, retention, sessions
 from historyhub.history.models import ClientAction, Item, Session
 from historyhub.projects.models import Project
@@ -84,9 +86,25 @@ def test_it_deletes_in_batches_until_nothing_is_due(db):
         item_log.append(f"s{number}", [user("hi")])
         age(f"s{number}", 2)
 
-    assert retention.sweep(NOW, batch_size=2) == 7
+    # Pages of 3 due sessions, each deleted as batches of 2 and 1; the last page holds one.
+    assert retention.sweep(NOW, batch_size=2, page_size=3) == 7
     assert remaining() == []
     assert not Item.objects.exists()
+    batches = AuditEntry.objects.filter(action=audit.Action.RETENTION_DELETED).order_by("pk")
+    assert [len(entry.details["sessionIds"]) for entry in batches] == [2, 1, 2, 1, 1]
+
+
+def test_a_session_kept_on_one_page_is_not_read_again_and_the_sweep_ends(db):
+    keep_for(1)
+    sessions.ensure(agent="a", session_id="parent")
+    sessions.ensure(agent="a", session_id="child", parent_session_id="parent", parent_call_id="c1")
+    age("parent", 9)  # the oldest, on the first page, and kept: its child is not due
+    for number in range(4):
+        sessions.ensure(agent="a", session_id=f"s{number}")
+        age(f"s{number}", 2 + number)
+
+    assert retention.sweep(NOW, batch_size=1, page_size=2) == 4
+    assert remaining() == ["child", "parent"]
 
 
 def sweep_or_write(index):
