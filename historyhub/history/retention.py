@@ -26,20 +26,28 @@ BATCH_SIZE = 100
 PAGE_SIZE = 1000
 
 
-def sweep(now=None, batch_size=BATCH_SIZE, page_size=PAGE_SIZE):
-    """Delete every project's due sessions; returns how many sessions were deleted, descendants included."""
+def sweep(now=None, batch_size=BATCH_SIZE, page_size=PAGE_SIZE, seconds=None):
+    """Delete every project's due sessions; returns how many sessions were deleted, descendants included.
+
+    With ``seconds``, no batch starts after that long: the sweep command runs retention between the upkeep
+    that cannot wait (expiries, escalations), so a backlog of old sessions is worked off over several sweeps
+    instead of holding those up for minutes. What is left is due at the next sweep.
+    """
     now = now or timezone.now()
+    deadline = None if seconds is None else time.monotonic() + seconds
     deleted = 0
-    for project in Project.objects.filter(retention_days__isnull=False):
-        deleted += sweep_project(project, now, batch_size, page_size)
+    for project in Project.objects.filter(retention_days__isnull=False).order_by("pk"):
+        deleted += sweep_project(project, now, batch_size, page_size, deadline)
     return deleted
 
 
-def sweep_project(project, now, batch_size=BATCH_SIZE, page_size=PAGE_SIZE):
+def sweep_project(project, now, batch_size=BATCH_SIZE, page_size=PAGE_SIZE, deadline=None):
     due = _due(project, now)
     deleted = 0
     for page in _pages_of_due(due, max(page_size, batch_size)):
         for first in range(0, len(page), batch_size):
+            if deadline is not None and time.monotonic() >= deadline:
+                return deleted
             started = time.monotonic()
             with transaction.atomic():
                 deleted += len(_delete_batch(project, page[first : first + batch_size], due))

@@ -107,6 +107,18 @@ def test_a_session_kept_on_one_page_is_not_read_again_and_the_sweep_ends(db):
     assert remaining() == ["child", "parent"]
 
 
+def test_a_sweep_out_of_time_starts_no_batch_and_the_next_sweep_takes_what_is_left(db):
+    keep_for(1)
+    for number in range(3):
+        sessions.ensure(agent="a", session_id=f"s{number}")
+        age(f"s{number}", 2)
+
+    assert retention.sweep(NOW, seconds=0) == 0
+    assert remaining() == ["s0", "s1", "s2"]
+    assert retention.sweep(NOW, seconds=60) == 3
+    assert remaining() == []
+
+
 def sweep_or_write(index):
     """Process 0 runs retention; the others append to sessions of their own, which are never due."""
     if index == 0:

@@ -41,7 +41,8 @@ class Command(BaseCommand):
             try:
                 expired, escalated = client_actions.sweep_expired(), escalation.sweep_escalations()
                 pruned = records.prune()
-                retained, audited = retention.sweep(), audit.prune()
+                # At most one interval of retention per sweep, so the next expiries and escalations are on time.
+                retained, audited = retention.sweep(seconds=every), audit.prune()
             except DatabaseError as error:
                 # The database may be restarting: the next sweep catches up.
                 log.warning("sweep failed: %s", error)
