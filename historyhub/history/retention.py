@@ -1,12 +1,11 @@
 """Retention: sessions not updated for their project's ``retention_days`` are deleted (docs/data.md, "Retention").
 
-The sweep command runs it. It reads the due sessions ``PAGE_SIZE`` at a time (one query for many batches: on
-100,000 due sessions, finding them again for every batch cost as much as deleting them) and deletes them in
-batches of ``BATCH_SIZE`` sessions, each in its own short transaction, resting between batches, so a writer
-never waits long for a lock; it skips sessions a writer holds (they are being updated, so not due). Each
-batch checks again under its lock that its sessions are still due. A session whose client action still waits
-for a person is kept until the action is decided or expires; so is a session with a descendant that is not
-due, since a session goes with its descendants (``historyhub.history.ownership``).
+The sweep command runs it. It reads the due sessions ``PAGE_SIZE`` at a time (one query for ten batches)
+and deletes them in batches of ``BATCH_SIZE`` sessions, each in its own short transaction, resting between
+batches, so a writer never waits long for a lock; it skips sessions a writer holds (they are being updated,
+so not due). Each batch checks again under its lock that its sessions are still due. A session whose client
+action still waits for a person is kept until the action is decided or expires; so is a session with a
+descendant that is not due, since a session goes with its descendants (``historyhub.history.ownership``).
 """
 
 import time
