@@ -60,6 +60,24 @@ def test_a_write_that_rolls_back_announces_nothing():
     assert "rolled-back" not in heard_while(write_then_fail)
 
 
+def test_many_changes_announced_at_once_each_reach_their_subscribers():
+    def announce_many():
+        with transaction.atomic():
+            live.announce(*(live.Change(f"gone-{number}", all_actions=True, inbox=True) for number in range(50)))
+
+    assert heard_while(announce_many) >= {f"gone-{number}" for number in range(50)}
+
+
+def test_deleting_a_parent_is_announced_for_it_and_each_descendant():
+    sessions.ensure(agent="a", session_id="parent")
+    sessions.ensure(agent="a", session_id="child", parent_session_id="parent", parent_call_id="c1")
+
+    def delete():
+        sessions.delete("parent", actor="tests")
+
+    assert heard_while(delete) >= {"parent", "child"}
+
+
 @pytest.fixture
 def batch():
     """A session with two actions waiting, and a person who may decide them."""
