@@ -28,15 +28,18 @@ PAGE_SIZE = 1000
 def sweep(now=None, batch_size=BATCH_SIZE, page_size=PAGE_SIZE, seconds=None):
     """Delete every project's due sessions; returns how many sessions were deleted, descendants included.
 
-    With ``seconds``, no batch starts after that long: the sweep command runs retention between the upkeep
-    that cannot wait (expiries, escalations), so a backlog of old sessions is worked off over several sweeps
-    instead of holding those up for minutes. What is left is due at the next sweep.
+    With ``seconds``, no batch but the first starts after that long: the sweep command runs retention between
+    the upkeep that cannot wait (expiries, escalations), so a backlog of old sessions is worked off over
+    several sweeps instead of holding those up for minutes. The first batch always runs, so every sweep makes
+    progress however short its time. What is left is due at the next sweep.
     """
     now = now or timezone.now()
     deadline = None if seconds is None else time.monotonic() + seconds
     deleted = 0
     for project in Project.objects.filter(retention_days__isnull=False).order_by("pk"):
         deleted += sweep_project(project, now, batch_size, page_size, deadline)
+        if deadline is not None and time.monotonic() >= deadline:
+            break
     return deleted
 
 
@@ -45,11 +48,11 @@ def sweep_project(project, now, batch_size=BATCH_SIZE, page_size=PAGE_SIZE, dead
     deleted = 0
     for page in _pages_of_due(due, max(page_size, batch_size)):
         for first in range(0, len(page), batch_size):
-            if deadline is not None and time.monotonic() >= deadline:
-                return deleted
             started = time.monotonic()
             with transaction.atomic():
                 deleted += len(_delete_batch(project, page[first : first + batch_size], due))
+            if deadline is not None and time.monotonic() >= deadline:
+                return deleted
             # Rest as long as the batch took: on a small machine the sweep then takes at most half of what the
             # database and the CPUs give, and writers keep their latency (bench/retention.py).
             time.sleep(time.monotonic() - started)

@@ -107,15 +107,19 @@ def test_a_session_kept_on_one_page_is_not_read_again_and_the_sweep_ends(db):
     assert remaining() == ["child", "parent"]
 
 
-def test_a_sweep_out_of_time_starts_no_batch_and_the_next_sweep_takes_what_is_left(db):
+def test_a_sweep_out_of_time_deletes_one_batch_and_the_next_sweep_takes_what_is_left(db):
     keep_for(1)
     for number in range(3):
         sessions.ensure(agent="a", session_id=f"s{number}")
-        age(f"s{number}", 2)
+        age(f"s{number}", 2 + number)
+    keep_for(1, Project.objects.create(id="zeta", name="Zeta").pk)
+    sessions.ensure(agent="a", session_id="s9", project="zeta")
+    age("zeta/s9", 2)
 
-    assert retention.sweep(NOW, seconds=0) == 0
-    assert remaining() == ["s0", "s1", "s2"]
-    assert retention.sweep(NOW, seconds=60) == 3
+    # The oldest first, and no other project's batch once the time is up.
+    assert retention.sweep(NOW, batch_size=2, seconds=0) == 2
+    assert remaining() == ["s0", "zeta/s9"]
+    assert retention.sweep(NOW, batch_size=2, seconds=60) == 2
     assert remaining() == []
 
 
