@@ -22,22 +22,25 @@ PEOPLE_ONLY_MESSAGE = "Only people may decide this action."
 
 @dataclass(frozen=True)
 class Decider:
-    """A person (``user``) or an API key (``api_key``); ``name`` is how a decision of theirs is recorded."""
+    """A person (``user``) or an API key (``api_key``); ``name`` is how a decision of theirs is recorded, and
+    ``via`` the channel it came through (``dashboard``, ``slack``, ``email``, ``api``, ``admin``): the same
+    person is one decider whatever the channel."""
 
     name: str
     user: object = None
     api_key: object = None
+    via: str = "dashboard"
     # A person's role and groups in a project, looked up once: a page asking about fifty actions asks the
     # database twice, not a hundred times. A decider lives for one request.
     _looked_up: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @classmethod
-    def person(cls, user):
-        return cls(name=user.get_username(), user=user)
+    def person(cls, user, via="dashboard"):
+        return cls(name=user.get_username(), user=user, via=via)
 
     @classmethod
-    def key(cls, api_key):
-        return cls(name=f"api key: {api_key.name}", api_key=api_key)
+    def key(cls, api_key, via="api"):
+        return cls(name=f"api key: {api_key.name}", api_key=api_key, via=via)
 
     def reason_not_to_decide(self, action):
         """Why this decider may not decide ``action``, or None when they may."""

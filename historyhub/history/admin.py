@@ -339,7 +339,7 @@ class ClientActionAdmin(ReadOnlyAdmin):
         names sessions by their keys, as it lists them, since it shows every project."""
         selected = list(queryset.values_list("session_id", "call_id"))
         try:
-            batch.decide(selected, decision=decision, comment="", decider=Decider.person(request.user))
+            batch.decide(selected, decision=decision, comment="", decider=Decider.person(request.user, via="admin"))
         except batch.Refused as refused:
             self.message_user(request, refused.message(refused.session_key), messages.ERROR)
             return
