@@ -122,7 +122,7 @@ def _client_actions(values):
         approved = value.get("approvedArguments")
         action = ClientAction(
             call_id=call_id,
-            name=validation.identifier(value.get("name"), f"{field}.name"),
+            name=validation.action_name(value.get("name"), f"{field}.name"),
             arguments_json=jsonvalues.dumps(validation.json_value(arguments, f"{field}.arguments")),
             description=validation.text(value.get("description") or "", f"{field}.description"),
             status=validation.choice(value.get("status"), ClientActionStatus.values, f"{field}.status"),

@@ -74,7 +74,7 @@ def open_action(
         validation.json_value(response_schema, "responseSchema")
         validation.within_action_limit(response_schema, "responseSchema")
         response_schemas.check_schema(response_schema)
-    validation.identifier(name, "name")
+    validation.action_name(name, "name")
     if not isinstance(arguments, dict):
         raise InvalidInput("arguments must be an object.")
     validation.json_value(arguments, "arguments")

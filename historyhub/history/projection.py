@@ -9,7 +9,7 @@ back.
 
 from datetime import timedelta
 
-from historyhub.history import client_action_cards, client_actions, dialects, jsonvalues, previews
+from historyhub.history import client_action_cards, client_actions, dialects, jsonvalues, previews, validation
 from historyhub.history.dialects import base, content
 from historyhub.history.models import EntryStatus, RunStatus
 from historyhub.history.undo import usage_json
@@ -95,10 +95,12 @@ class Projection:
         self.timeline.add(key, entry_type, data, logged.created_at, position, source_position=position, call_id=call_id)
 
     def open_client_action(self, call_id, name, arguments, *, description, logged):
+        """An action an item opens. The item is kept verbatim; the action's name has its control characters
+        replaced, so it holds to the rule every other name does (docs/api.md, "Client actions")."""
         client_actions.open_in(
             self.write,
             call_id=call_id,
-            name=name,
+            name=validation.without_control_characters(name),
             arguments=arguments,
             description=description,
             created_at=logged.created_at,

@@ -17,6 +17,9 @@ MAX_PAGE = 999_999_999
 MAX_PAGE_SIZE = 100
 MAX_ID_LENGTH = 200
 MAX_NAME_LENGTH = 500
+# Control characters (Unicode's Cc: C0, DEL, C1) and the line and paragraph separators: what breaks a line, a
+# mail header or a terminal. An action's name holds none (docs/api.md, "Client actions").
+CONTROL_CHARACTER = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def new_session_id():
@@ -63,6 +66,21 @@ def text(value, field):
     if not jsonvalues.is_column_text(value):
         raise InvalidInput(f"{field} must not contain NUL characters or unpaired surrogates.")
     return value
+
+
+def action_name(value, field="name"):
+    """A client action's name: an item id's rules, and no control characters (a newline would break every mail
+    subject and header that names the action)."""
+    identifier(value, field)
+    if CONTROL_CHARACTER.search(value):
+        raise InvalidInput(f"{field} must not contain control characters (a newline, a tab …).")
+    return value
+
+
+def without_control_characters(value):
+    """An action name an agent's item gave: each control character replaced by U+FFFD, as a decoder marks what
+    it cannot read, so the name stays as long, never empty, and visibly altered (docs/api.md, "Client actions")."""
+    return CONTROL_CHARACTER.sub("\ufffd", value)
 
 
 def name(value, field="name"):

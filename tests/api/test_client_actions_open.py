@@ -104,5 +104,26 @@ def test_it_rejects_bad_input(api, session_id, change, field):
     assert api.get(f"sessions/{session_id}").json()["pendingClientActions"] == []
 
 
+@pytest.mark.parametrize(
+    "name",
+    ["send\nmail", "send\r\nBcc: all@example.com", "send\tmail", "\x1b[31mred", "send\x7f", "send\x85", "send\u2028"],
+)
+def test_a_name_with_a_control_character_is_refused(api, session_id, name):
+    response = api.post(f"sessions/{session_id}/client-actions", {**ACTION, "name": name})
+
+    message = assert_error(response, 400, "invalid_input")
+    assert message == "name must not contain control characters (a newline, a tab …)."
+    assert api.get(f"sessions/{session_id}").json()["pendingClientActions"] == []
+    assert api.get("client-actions").json()["total"] == 0
+
+
+@pytest.mark.parametrize("name", ["send mail", "überweisung_prüfen", "pay 💸", "\u202eevil", "n" * 200])
+def test_a_name_of_printable_characters_is_kept_as_sent(api, session_id, name):
+    response = api.post(f"sessions/{session_id}/client-actions", {**ACTION, "name": name})
+
+    assert response.status_code == 201, response.content
+    assert response.json()["name"] == name
+
+
 def test_it_answers_404_for_an_unknown_session(api):
     assert_error(api.post("sessions/nobody/client-actions", ACTION), 404, "session_not_found")

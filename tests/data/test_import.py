@@ -302,3 +302,31 @@ def test_an_import_tells_no_channel_of_the_actions_it_recreates(api, acme, decid
 
     acme.post("sessions/refund/client-actions", {"callId": "new", "name": "ask", "arguments": {}})
     assert Delivery.objects.filter(event=Event.OPENED).count() == 1
+
+
+def test_an_action_name_with_a_control_character_is_a_400_naming_the_line(api, acme):
+    api.post("sessions", {"sessionId": "first", "agent": "a"})
+    api.post("sessions/first/client-actions", {"callId": "c1", "name": "refund", "arguments": {}})
+    [line] = export_lines(api)
+    line["clientActions"][0]["name"] = "refund\nnow"
+
+    response = post_lines(acme, as_text([line]))
+
+    message = assert_error(response, 400, "invalid_input")
+    assert "line 1" in message and "name must not contain control characters" in message
+    assert not Session.objects.filter(project="acme").exists()
+
+
+def test_an_action_an_item_opened_with_a_newline_in_its_name_comes_back_as_exported(api, acme):
+    """The item keeps its name verbatim; its action's name has the newline replaced, so the export imports."""
+    api.post("sessions", {"sessionId": "first", "agent": "a"})
+    item = {"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete\nfile", "arguments": "{}"}
+    assert api.post("sessions/first/items", {"items": [item]}).status_code == 200
+    original = export_lines(api)
+    assert original[0]["clientActions"][0]["name"] == "delete\ufffdfile"
+
+    response = post_lines(acme, as_text(original))
+
+    assert response.status_code == 200, response.json()
+    assert export_lines(acme) == original
+    assert items_via_api(acme, "first") == [item]

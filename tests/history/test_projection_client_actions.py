@@ -311,7 +311,18 @@ def test_every_underscore_of_the_name_becomes_a_space_in_the_summary(session_id)
     assert timeline(session_id)[0]["summary"] == "confirm  bank transfer  is waiting for the client."
 
 
-@pytest.mark.parametrize("name, kept", [(5, "mcp_tool"), ("", "mcp_tool"), (None, "mcp_tool"), ("n" * 300, "n" * 200)])
+@pytest.mark.parametrize(
+    "name, kept",
+    [
+        (5, "mcp_tool"),
+        ("", "mcp_tool"),
+        (None, "mcp_tool"),
+        ("n" * 300, "n" * 200),
+        # The item keeps its name verbatim; the action's has each control character replaced.
+        ("delete\nfile", "delete\ufffdfile"),
+        ("\r\n", "\ufffd\ufffd"),
+    ],
+)
 def test_an_approval_request_with_an_odd_name_still_opens_a_client_action(session_id, name, kept):
     item_log.append(session_id, [{"type": "mcp_approval_request", "id": "mcpr_1", "name": name, "arguments": "{}"}])
 

@@ -7,13 +7,16 @@ from email import policy
 
 import pytest
 from aiosmtpd.controller import Controller
+from django.contrib.auth.models import User
 
 from bench.server import free_port
-from historyhub.notifications.models import EmailPreference, NotificationSettings
-from historyhub.notifications.transports.email import ARGUMENTS_PREVIEW_CHARACTERS
+from historyhub.history.models import ClientAction
+from historyhub.notifications.models import Delivery, EmailPreference, NotificationSettings
+from historyhub.notifications.transports.email import ARGUMENTS_PREVIEW_CHARACTERS, SUBJECT_CHARACTERS
 from tests.notifications.conftest import deliver_due
 from tests.support.actors import make_member
 from tests.support.html import parse
+from tests.support.readers import items_via_api
 
 pytestmark = pytest.mark.django_db
 
@@ -131,3 +134,87 @@ def test_long_arguments_are_cut_to_the_preview_and_end_in_an_ellipsis(api, sessi
     text = message.get_body(("plain",)).get_content().replace("\r\n", "\n")
     assert f"Arguments:\n{pretty[: ARGUMENTS_PREVIEW_CHARACTERS - 1]}…\n" in text
     assert pretty[:ARGUMENTS_PREVIEW_CHARACTERS] not in text
+
+
+def subject_of(message):
+    """The subject as a mail client shows it (a non-ASCII one is encoded on a folded line, read back with the
+    fold's leading space)."""
+    return message["Subject"].strip()
+
+
+CONTROLLED_NAMES = ["pay\nvendor", "pay\r\nBcc: everyone@example.com", "\tpay\x00\x1b[31m", "pay\x85\u2028vendor"]
+
+
+@pytest.mark.parametrize("name", CONTROLLED_NAMES)
+@pytest.mark.parametrize("dialect", ["mcp", "orcha"])
+def test_an_action_an_item_opens_with_a_control_character_in_its_name_is_mailed(
+    api, session_id, mail_channel, inbox, admin_api, name, dialect
+):
+    """The API refuses such a name; an item is kept verbatim, so its action's name has the control characters
+    replaced, and the mail's subject is one line whatever the name."""
+    person("ana", "approver")
+    if dialect == "mcp":
+        item = {"type": "mcp_approval_request", "id": "mcpr_1", "name": name, "arguments": "{}"}
+    else:
+        item = {"type": "client_action", "callId": "mcpr_1", "name": name, "status": "waiting", "arguments": {}}
+    if "\x00" in name:
+        name = name.replace("\x00", "")  # a stored item holds no NUL (docs/api.md, "Conventions")
+        item["name"] = name
+    assert api.post(f"sessions/{session_id}/items", {"items": [item]}).status_code == 200
+    [stored] = items_via_api(api, session_id)
+    assert stored["name"] == name
+    [action] = api.get("client-actions").json()["items"]
+    assert "\ufffd" in action["name"] and "\n" not in action["name"] and "\r" not in action["name"]
+    deliver_due()
+    [(to, message)] = inbox.messages
+    assert to == ["ana@example.com"]
+    shown = " ".join(action["name"].split())  # white space (the replacement character is none) runs to one space
+    assert subject_of(message) == f"[HistoryHub] support: {shown} waits for a decision"
+    assert "\n" not in message["Subject"] and message["Bcc"] is None
+    [delivery] = admin_api.get(f"channels/{mail_channel['channelId']}/deliveries").json()["items"]
+    assert delivery["status"] == "delivered"
+
+
+@pytest.mark.parametrize(
+    "name, subject_name",
+    [
+        ("issue_refund", "issue_refund"),
+        ("überweisung prüfen", "überweisung prüfen"),
+        ("pay 💸 now", "pay 💸 now"),
+        ('"quoted" <b>name</b>; x=1', '"quoted" <b>name</b>; x=1'),
+        ("\u202eevil", "\u202eevil"),
+        ("a  b", "a b"),
+        ("n" * 200, "n" * 200),
+    ],
+)
+def test_mail_goes_out_for_every_name_the_api_accepts(api, session_id, mail_channel, inbox, name, subject_name):
+    person("ana", "approver")
+    opened = api.post(f"sessions/{session_id}/client-actions", {"callId": "c1", "name": name, "arguments": {}})
+    assert opened.status_code == 201, opened.content
+    deliver_due()
+    [(_, message)] = inbox.messages
+    subject = f"[HistoryHub] support: {subject_name} waits for a decision"
+    if len(subject) > SUBJECT_CHARACTERS:
+        subject = subject[: SUBJECT_CHARACTERS - 1] + "…"
+    assert subject_of(message) == subject
+    assert len(subject_of(message)) <= SUBJECT_CHARACTERS
+
+
+def test_a_name_stored_before_names_were_checked_is_still_mailed(api, session_id, mail_channel, inbox):
+    """An event naming an action and an agent with line breaks (written before the rule): the subject is made one
+    line, never refused by the mail library, and a person whose address would break a header is left out."""
+    person("ana", "approver")
+    person("bad", "approver")
+    User.objects.filter(username="bad").update(email="bad@example.com\nBcc: x@example.com")
+    api.post(f"sessions/{session_id}/client-actions", {"callId": "c1", "name": "pay_vendor", "arguments": {}})
+    ClientAction.objects.filter(call_id="c1").update(name="pay\nvendor")
+    delivery = Delivery.objects.get()
+    payload = json.loads(delivery.body)
+    payload["data"]["agent"] = "sup\r\nport"
+    payload["data"]["clientAction"]["name"] = "pay\nvendor"
+    Delivery.objects.filter(pk=delivery.pk).update(body=json.dumps(payload))
+    deliver_due()
+    [(to, message)] = inbox.messages
+    assert to == ["ana@example.com"]
+    assert subject_of(message) == "[HistoryHub] sup port: pay vendor waits for a decision"
+    assert message["Bcc"] is None

@@ -6,6 +6,8 @@ preference (``NotificationSettings``) says whether they get it now, in their hou
 The mail links to the action on the dashboard and never carries a link that decides by itself.
 """
 
+import re
+
 from django.contrib.auth import get_user_model
 from django.core.mail import EmailMultiAlternatives, get_connection
 from django.db.models import Q
@@ -21,6 +23,11 @@ from historyhub.projects import keys
 from historyhub.projects.models import Role
 
 ARGUMENTS_PREVIEW_CHARACTERS = 4000
+# A subject that reads on one line of a mail client; what is cut ends in an ellipsis.
+SUBJECT_CHARACTERS = 200
+# Anything that ends or breaks a header line (control characters, line and paragraph separators) and any run of
+# white space: one space each in a header.
+BREAKS_A_LINE = re.compile("[\\s\x00-\x1f\x7f-\x9f\u2028\u2029]+")
 SUBJECTS = {
     "client_action.opened": "waits for a decision",
     "client_action.voted": "has a new vote",
@@ -32,7 +39,8 @@ SUBJECTS = {
 
 
 def recipients(action, project_id, preference):
-    """The active people with an email address who may decide ``action`` and chose ``preference``."""
+    """The active people with an email address (one a header can carry) who may decide ``action`` and chose
+    ``preference``."""
     people = (
         get_user_model()
         .objects.filter(
@@ -48,7 +56,11 @@ def recipients(action, project_id, preference):
         people = people.filter(Q(notification_settings__isnull=True) | Q(notification_settings__email=preference))
     else:
         people = people.filter(notification_settings__email=preference)
-    return [person for person in people if Decider.person(person).reason_not_to_decide(action) is None]
+    return [
+        person
+        for person in people
+        if mailable(person.email) and Decider.person(person).reason_not_to_decide(action) is None
+    ]
 
 
 def message_for(payload):
@@ -58,10 +70,22 @@ def message_for(payload):
     context = {"event": payload["type"], "data": data, "action": action, "arguments": arguments}
     subject = f"[HistoryHub] {data['agent']}: {action['name']} {SUBJECTS[payload['type']]}"
     return (
-        subject,
+        header_text(subject, SUBJECT_CHARACTERS),
         render_to_string("notifications/email.txt", context),
         render_to_string("notifications/email.html", context),
     )
+
+
+def header_text(text, limit):
+    """``text`` on one line, at most ``limit`` characters: a header that no stored value (an action or agent
+    name from before names were checked, an item's name) can make Django refuse."""
+    text = BREAKS_A_LINE.sub(" ", str(text)).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def mailable(address):
+    """An address a header can carry (one written before addresses were checked may break the line)."""
+    return bool(address) and BREAKS_A_LINE.search(address) is None
 
 
 def send(delivery, channel):
