@@ -14,6 +14,8 @@ import asyncio
 import weakref
 
 from historyhub import live
+from historyhub.history import validation
+from historyhub.projects import keys
 
 # How soon the browser reconnects, how often an idle stream says it is alive,
 # and how long a stream gathers changes after sending some.
@@ -22,9 +24,20 @@ KEEPALIVE_SECONDS = 20
 COALESCE_SECONDS = 1
 
 
+def session_key_in(project, session_id):
+    """The key of the session ``session_id`` names in ``project``, or None when it cannot name one there: a
+    session id holds no "/", so ``beta/bv1`` on a page of ``default`` (whose keys are bare ids) would otherwise
+    be the key of project beta's session, and its page would hear another project's changes."""
+    if not isinstance(session_id, str) or not validation.SESSION_ID.fullmatch(session_id):
+        return None
+    return keys.session_key(project, session_id)
+
+
 def interest(project, session_key=None, inbox_only=False):
     """What a page of ``project`` hears: its session and the inbox, the inbox only, or the whole project."""
     if session_key is not None:
+        if keys.project_of(session_key) != project:
+            raise ValueError(f"{session_key!r} is not a session of {project!r}")
         return live.Interest(session=session_key, inbox=project)
     if inbox_only:
         return live.Interest(inbox=project)

@@ -575,14 +575,18 @@ async def live_updates(request, project_id):
     when the session the page shows did (its timeline asks for what is new).
 
     One stream per page, holding no thread while it is open; a visitor who is not
-    logged in gets 204, which tells the browser to stop trying; a person with
+    logged in gets 204, which tells the browser to stop trying; a ``session`` that is not a session id of this
+    project (``beta/bv1`` on a page of ``default``) gets 404, and a person with
     HISTORYHUB_MAX_STREAMS_PER_USER streams open in this process already gets 429.
     """
     user = await request.auser()
     if not user.is_authenticated or await live.read(access.role_of, user, project_id) is None:
         return HttpResponse(status=204)
     session_id = request.GET.get("session") or None
-    session_key = keys.session_key(project_id, session_id) if session_id else None
+    session_key = stream.session_key_in(project_id, session_id) if session_id else None
+    if session_id and session_key is None:
+        # Not a session id (another project's session key, say): no page of this project shows it.
+        return HttpResponse(status=404)
     interest = stream.interest(project_id, session_key, inbox_only=request.GET.get("inbox") == "1")
     subscription = live.listen(interest, owner=("user", user.pk), limit=settings.HISTORYHUB_MAX_STREAMS_PER_USER)
     try:

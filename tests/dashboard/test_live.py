@@ -11,7 +11,7 @@ from django.urls import reverse
 from historyhub import live
 from historyhub.dashboard import stream as stream_of_page
 from historyhub.history import client_actions, sessions
-from historyhub.projects.models import Role
+from historyhub.projects.models import Membership, Project, Role
 from tests.support.actors import make_member
 from tests.support.waiting import until
 
@@ -21,10 +21,10 @@ URL = reverse("dashboard:live", args=["default"])
 class Stream:
     """A browser's EventSource, reduced to reading event names."""
 
-    def __init__(self, server, cookie, query=""):
+    def __init__(self, server, cookie, query="", url=URL):
         address = urlsplit(server.url)
         self.link = http.client.HTTPConnection(address.hostname, address.port, timeout=10)
-        self.link.request("GET", URL + query, headers={"Cookie": f"sessionid={cookie}", "Accept": "text/event-stream"})
+        self.link.request("GET", url + query, headers={"Cookie": f"sessionid={cookie}", "Accept": "text/event-stream"})
         self.response = self.link.getresponse()
 
     def events(self, count):
@@ -45,6 +45,11 @@ class Stream:
 
     def close(self):
         self.link.close()
+
+
+def make_project(project_id):
+    Project.objects.get_or_create(id=project_id, defaults={"name": project_id.capitalize()})
+    return project_id
 
 
 @pytest.fixture
@@ -164,3 +169,43 @@ def test_a_person_with_too_many_live_pages_open_is_told_so(asgi_live_server, coo
     assert "live pages open" in third.response.read().decode()
     second.close()
     until(lambda: stream().response.status == 200, message="a place once a page closed")
+
+
+@pytest.mark.parametrize("shown", ["beta/bv1", "beta%2Fbv1", "default/bv1", "../bv1"])
+def test_a_session_outside_the_pages_project_is_not_found_and_hears_nothing(asgi_live_server, shown):
+    """A member of ``default`` and of ``beta``: the stream of ``default``'s page names beta's session by its key;
+    it is refused, where it used to carry beta's changes."""
+    person = make_member("both", Role.VIEWER)
+    Membership.objects.create(user=person, project_id=make_project("beta"), role=Role.VIEWER)
+    sessions.ensure(agent="supportAgent", project="beta", session_id="bv1")
+    client = Client()
+    client.force_login(person)
+    before = live.hub.subscriber_count()
+
+    events = Stream(asgi_live_server, client.cookies["sessionid"].value, f"?session={shown}")
+
+    assert events.response.status == 404
+    assert live.hub.subscriber_count() == before
+    events.close()
+
+
+def test_a_session_of_another_project_is_heard_on_that_projects_page_only(asgi_live_server):
+    person = make_member("both", Role.VIEWER)
+    Membership.objects.create(user=person, project_id=make_project("beta"), role=Role.VIEWER)
+    sessions.ensure(agent="supportAgent", project="beta", session_id="bv1")
+    sessions.ensure(agent="supportAgent", session_id="bv1")
+    client = Client()
+    client.force_login(person)
+    cookie = client.cookies["sessionid"].value
+    on_default = Stream(asgi_live_server, cookie, "?session=bv1")
+    on_beta = Stream(asgi_live_server, cookie, "?session=bv1", url=reverse("dashboard:live", args=["beta"]))
+    assert on_default.events(2) == ["changed", "session"] and on_beta.events(2) == ["changed", "session"]
+
+    sessions.update("beta/bv1", name="Renamed in beta")
+    sessions.update("bv1", name="Renamed in default")
+
+    # Each page hears its own project's session; beta's change is never a "session" event on default's page.
+    assert on_beta.events(2) == ["changed", "session"]
+    assert on_default.events(2) == ["changed", "session"]
+    on_default.close()
+    on_beta.close()
