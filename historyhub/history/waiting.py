@@ -14,18 +14,32 @@ from django.utils import timezone
 
 from historyhub import live
 from historyhub.history import client_actions
+from historyhub.history.errors import DomainError, SessionNotFound
 from historyhub.history.models import ClientActionStatus
+from historyhub.projects import keys
 
 # A read a hair before expiresAt may still show the action waiting: look again this soon.
 EXPIRY_RECHECK_SECONDS = 0.01
 
 
+class SessionDeletedWhileWaiting(SessionNotFound):
+    """The wait's session was there when it began and is gone now: deleted, erased or removed by retention with
+    all it owned. Still 404 ``session_not_found`` (the contract's code), saying why the wait ended."""
+
+    def __init__(self, key, call_id):
+        DomainError.__init__(
+            self,
+            f"Session {keys.session_id_of(key)!r} was deleted while this request waited for client action "
+            f"{call_id!r} (the session was deleted or erased); the action was deleted with it.",
+        )
+
+
 async def wait_for_resolution(session_id, call_id, seconds, waiter=None):
     """The action as soon as it is no longer waiting, or as it is after ``seconds``.
 
-    Raises what ``client_actions.get`` raises (the session may be deleted while
-    we wait), ``live.Closed`` when the server shuts down first, and
-    ``live.TooMany`` when ``waiter`` (whoever waits: an API key's id) already
+    Raises what ``client_actions.get`` raises, ``SessionDeletedWhileWaiting`` (a
+    ``SessionNotFound``) when the session is deleted while we wait, ``live.Closed``
+    when the server shuts down first, and ``live.TooMany`` when ``waiter`` (whoever waits: an API key's id) already
     holds HISTORYHUB_MAX_WAITS_PER_KEY waits in this process.
     """
     interest = live.Interest(action=(session_id, call_id))
@@ -33,8 +47,8 @@ async def wait_for_resolution(session_id, call_id, seconds, waiter=None):
     async with live.listen(interest, owner=waiter, limit=limit) as changes:
         # Listening before the first read: a decision committed in between still wakes us.
         deadline = changes.loop.time() + seconds
+        action = await live.read(client_actions.get, session_id, call_id)
         while True:
-            action = await live.read(client_actions.get, session_id, call_id)
             remaining = deadline - changes.loop.time()
             if action.status_at(timezone.now()) != ClientActionStatus.WAITING or remaining <= 0:
                 return action
@@ -43,3 +57,8 @@ async def wait_for_resolution(session_id, call_id, seconds, waiter=None):
                 until_expiry = (action.expires_at - timezone.now()).total_seconds()
                 remaining = min(remaining, max(until_expiry, EXPIRY_RECHECK_SECONDS))
             await changes.wait(remaining)
+            try:
+                action = await live.read(client_actions.get, session_id, call_id)
+            except SessionNotFound:
+                # Deleting a session announces all its actions as changed (history.ownership), which woke us.
+                raise SessionDeletedWhileWaiting(session_id, call_id) from None

@@ -143,7 +143,33 @@ def test_deleting_the_session_ends_a_wait_held_by_another_server_with_404(apis, 
 
     (status, _, body), seconds = waiter.result()
     assert (status, body["error"]["code"]) == (404, "session_not_found")
+    assert body["error"]["message"].startswith("Session 'waiting-1' was deleted while this request waited")
     assert seconds < LONG_WAIT / 2
+
+
+def test_an_erasure_ends_a_wait_on_its_session_at_once_with_404_saying_it_was_deleted(apis, agent_key, servers):
+    holder, decider = apis
+    agent = Api(servers[1], agent_key)
+    created = {"sessionId": "to-erase", "agent": "supportAgent", "metadata": {"customerId": "cus_9"}}
+    assert agent.send("POST", "sessions", created)[0] == 201
+    opened = {"callId": "call/9", "name": "refund", "arguments": {"amount": 5}}
+    assert agent.send("POST", "sessions/to-erase/client-actions", opened)[0] == 201
+    waiter = start_waiting(holder, "sessions/to-erase/client-actions/call%2F9")
+
+    erased = decider.send("POST", "erasures", {"metadataKey": "customerId", "metadataValue": "cus_9"})
+    assert erased[0] == 200 and erased[2] == {"sessionsDeleted": 1}
+
+    (status, _, body), seconds = waiter.result()
+    assert status == 404
+    assert body["error"] == {
+        "code": "session_not_found",
+        "message": "Session 'to-erase' was deleted while this request waited for client action 'call/9' "
+        "(the session was deleted or erased); the action was deleted with it.",
+    }
+    assert seconds < LONG_WAIT / 2
+    # Asked again, the session is simply not found: the wait's message is for the wait that saw it go.
+    again = holder.send("GET", "sessions/to-erase/client-actions/call%2F9?wait=1")
+    assert (again[0], again[2]["error"]["message"]) == (404, "Session 'to-erase' was not found.")
 
 
 def test_a_wait_that_nobody_answers_returns_the_action_waiting_within_a_second_of_its_time(apis, action):
