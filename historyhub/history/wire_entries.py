@@ -8,6 +8,7 @@ from historyhub.history import dialects, item_log, validation
 from historyhub.history.dialects import base, content
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import Session
+from historyhub.history.writes import writing
 from historyhub.projects import keys
 
 # The id a message without one of its own goes by.
@@ -81,9 +82,14 @@ def inject(key, content_text, entry_id=None):
     item = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": content_text}]}
     if entry_id is not None:
         item = {"id": validation.identifier(entry_id, "id"), **item}
-    item_log.append(key, [item], injected=True)
-    session = Session.objects.get(pk=key)
-    row = item_log.logical_rows(session).filter(injected=True).order_by("-position").first()
+    validation.session_key(key)
+    checked = validation.items([item])
+    with writing(key, create_as="default") as write:
+        position = write.session.next_position
+        item_log.store(write, checked, injected=True)
+        # Read inside the write, under the session's lock: once it commits, a concurrent DELETE …/items may take
+        # the row away, or another injection may be the newest (docs/api.md, "Wire entries").
+        row = item_log.logical_rows(write.session).get(position=position)
     return injection(keys.session_id_of(key), row, row.value)
 
 

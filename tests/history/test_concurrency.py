@@ -8,12 +8,16 @@ what keeps them apart.
 import json
 import random
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from django.db import connection
+from django.test import Client
 
 from historyhub.history import item_log, sessions, transactions
 from historyhub.history.errors import SuffixMismatch
 from historyhub.history.models import Item, Operation
+from tests.support.actors import ApiClient
 from tests.support.processes import PROCESSES, run_together
 from tests.support.readers import items_in_log, snapshot, wire_history
 
@@ -177,3 +181,58 @@ def test_processes_appending_to_a_missing_session_create_it_once():
     assert sorted(item_count for _, item_count in results.values()) == list(range(1, PROCESSES + 1))
     assert sessions.get("ses_new").agent in {f"agent{index}" for index in range(PROCESSES)}
     assert snapshot("ses_new")["itemCount"] == PROCESSES
+
+
+def _requests_in_threads(calls, threads=6):
+    """Each call (a function of nothing returning a response) in a pool of threads, each with its own database
+    connection, as a server's threads have; the answers' status codes."""
+
+    def run(call):
+        try:
+            return call().status_code
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        return list(pool.map(run, calls))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_injections_racing_a_clear_of_the_items_each_answer_201_or_204(write_key):
+    """POST …/injections and DELETE …/items at once on one session, 300 requests: the injection reads what it
+    stored under the session's lock, so a clear between its commit and its answer cannot make it a 500."""
+    api = ApiClient(write_key)
+    api.client = Client(raise_request_exception=False)
+    assert api.post("sessions", {"sessionId": "race-1", "agent": "supportAgent"}).status_code == 201
+
+    def inject(n):
+        return lambda: api.post("sessions/race-1/injections", {"id": f"inj-{n}", "content": f"note {n}"})
+
+    def clear():
+        return api.delete("sessions/race-1/items")
+
+    calls = [inject(n) if n % 2 == 0 else clear for n in range(300)]
+    statuses = _requests_in_threads(calls)
+
+    assert Counter(statuses) == {201: 150, 204: 150}
+    entries = api.get("sessions/race-1/entries").json()["entries"]
+    assert all(entry["kind"] == "injection" for entry in entries)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_injections_each_answer_their_own_entry(write_key):
+    api = ApiClient(write_key)
+    api.client = Client(raise_request_exception=False)
+    assert api.post("sessions", {"sessionId": "race-2", "agent": "supportAgent"}).status_code == 201
+    answers = {}
+
+    def inject(n):
+        def call():
+            answers[n] = api.post("sessions/race-2/injections", {"content": f"note {n}"})
+            return answers[n]
+
+        return call
+
+    assert set(_requests_in_threads([inject(n) for n in range(60)])) == {201}
+    assert all(answer.json()["content"] == f"note {n}" for n, answer in answers.items())
+    assert len({answer.json()["id"] for answer in answers.values()}) == 60
