@@ -18,9 +18,11 @@ COPY bin ./bin
 COPY historyhub ./historyhub
 COPY templates ./templates
 COPY static ./static
-# collectstatic only reads files; this key never reaches a running container. It stamps what it
+# collectstatic only reads files; these keys never reach a running container. It stamps what it
 # collected, so bin/start finds the files current and does not collect them again.
-RUN SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput
+RUN SECRET_KEY=collectstatic-only \
+    FIELD_ENCRYPTION_KEYS="$(python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')" \
+    python manage.py collectstatic --noinput
 
 RUN useradd --system --uid 10001 --home-dir /app historyhub \
     && mkdir -p /data && chown historyhub /data

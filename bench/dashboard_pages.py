@@ -114,6 +114,9 @@ def role(database_url, name, *arguments, capture=False):
         "DATABASE_URL": database_url,
         "DEBUG": "False",
         "SECRET_KEY": os.environ.get("SECRET_KEY") or "bench-dashboard-pages-only",
+        # A fixed key: the data set is kept between runs (base64 of "bench-dashboard-pages-only-key!!").
+        "FIELD_ENCRYPTION_KEYS": os.environ.get("FIELD_ENCRYPTION_KEYS")
+        or "YmVuY2gtZGFzaGJvYXJkLXBhZ2VzLW9ubHkta2V5ISE=",
         "ALLOWED_HOSTS": "testserver",
         "DJANGO_SETTINGS_MODULE": "historyhub.settings",
     }

@@ -168,6 +168,9 @@ def django_env(database_url, work):
     env.update(
         DEBUG="False",
         SECRET_KEY="bench-only-secret-key-never-used-in-production",
+        # Fixed, as SECRET_KEY is: each job's process reads the same database
+        # (base64 of "bench-only-field-encryption-key!").
+        FIELD_ENCRYPTION_KEYS="YmVuY2gtb25seS1maWVsZC1lbmNyeXB0aW9uLWtleSE=",
         ALLOWED_HOSTS="127.0.0.1,localhost,testserver",
         SECURE_SSL_REDIRECT="False",
         SECURE_COOKIES="False",

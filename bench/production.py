@@ -23,6 +23,8 @@ import urllib.request
 from pathlib import Path
 from typing import NamedTuple
 
+from cryptography.fernet import Fernet
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 
@@ -110,6 +112,7 @@ def production_environment(folder, database_url, **extra):
         PATH=f"{Path(PYTHON).parent}{os.pathsep}{environment.get('PATH', '')}",
         DEBUG="False",
         SECRET_KEY=secrets.token_urlsafe(50),
+        FIELD_ENCRYPTION_KEYS=Fernet.generate_key().decode(),
         ALLOWED_HOSTS="127.0.0.1,localhost",
         SECURE_SSL_REDIRECT="False",
         SECURE_COOKIES="False",

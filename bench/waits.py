@@ -32,6 +32,8 @@ from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import urlsplit
 
+from cryptography.fernet import Fernet
+
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/historyhub_bench_waits"
@@ -122,6 +124,7 @@ def environment(database_url, data_dir):
         **{key: value for key, value in os.environ.items() if key not in ("DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")},
         "DEBUG": "False",
         "SECRET_KEY": secrets.token_urlsafe(50),
+        "FIELD_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
         "ALLOWED_HOSTS": "127.0.0.1",
         "SECURE_SSL_REDIRECT": "False",
         "DATABASE_URL": database_url,

@@ -11,6 +11,7 @@ from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -270,6 +271,48 @@ MEDIA_ALLOWED_HOSTS = [host.lower() for host in envlist("MEDIA_ALLOWED_HOSTS", [
 for _host in MEDIA_ALLOWED_HOSTS:
     if not re.fullmatch(r"(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:[0-9]{1,5})?", _host):
         raise ImproperlyConfigured(f"MEDIA_ALLOWED_HOSTS holds host names like media.example.com, not {_host!r}")
+
+# Encryption at rest (docs/configuration.md, "Encryption at rest") ------------------
+
+# Fernet keys, comma separated: the first encrypts the secrets kept in the database (webhook signing secrets,
+# Slack credentials; historyhub.encryption), every one decrypts. A key is never echoed in an error.
+FIELD_ENCRYPTION_KEYS = envlist("FIELD_ENCRYPTION_KEYS", [])
+DEVELOPMENT_FIELD_ENCRYPTION_KEY_FILE = DATA_DIR / "field-encryption-key"
+
+
+def development_field_encryption_key(path):
+    """With DEBUG on and no keys set, one key made once in the data directory (so `make run` needs no setup)
+    and read from there afterwards, so what it encrypted stays readable. Two processes starting at once agree:
+    the file appears whole (a link to a finished file) or not at all."""
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        draft = path.with_name(f"{path.name}.{os.getpid()}")
+        draft.write_text(Fernet.generate_key().decode() + "\n")
+        draft.chmod(0o600)
+        try:
+            os.link(draft, path)
+        except FileExistsError:
+            pass
+        finally:
+            draft.unlink()
+    return path.read_text().strip()
+
+
+if not FIELD_ENCRYPTION_KEYS:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "FIELD_ENCRYPTION_KEYS is required when DEBUG is off: make one with python -c "
+            "'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())'"
+        )
+    FIELD_ENCRYPTION_KEYS = [development_field_encryption_key(DEVELOPMENT_FIELD_ENCRYPTION_KEY_FILE)]
+for _position, _key in enumerate(FIELD_ENCRYPTION_KEYS, start=1):
+    try:
+        Fernet(_key)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"FIELD_ENCRYPTION_KEYS holds Fernet keys (32 url-safe base64-encoded bytes each), comma separated: "
+            f"key {_position} of {len(FIELD_ENCRYPTION_KEYS)} is not one"
+        ) from None
 
 # HistoryHub limits (docs/api.md, "Limits") -------------------------------------
 

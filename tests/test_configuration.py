@@ -1,9 +1,12 @@
 """The limits' settings come from the environment, and a value that cannot be read stops the start."""
 
+import base64
 import runpy
+import stat
 from datetime import timedelta
 
 import pytest
+from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
@@ -142,3 +145,65 @@ def test_no_host_may_show_media_unless_the_operator_names_it(monkeypatch):
 )
 def test_a_value_that_cannot_be_read_stops_the_start(monkeypatch, environment, message):
     assert message in refused(monkeypatch, DATABASE_URL=POSTGRES, **environment)
+
+
+# Encryption at rest (docs/configuration.md) ---------------------------------------------------------------
+
+KEY = base64.urlsafe_b64encode(b"k" * 32).decode()
+OTHER_KEY = base64.urlsafe_b64encode(b"o" * 32).decode()
+
+
+def test_field_encryption_keys_are_read_in_their_order_the_first_being_the_one_that_encrypts(monkeypatch):
+    keys = settings_with(monkeypatch, FIELD_ENCRYPTION_KEYS=f" {KEY}, {OTHER_KEY} ")["FIELD_ENCRYPTION_KEYS"]
+    assert keys == [KEY, OTHER_KEY]
+
+
+@pytest.mark.parametrize(
+    "keys, which",
+    [
+        ("change-me", "key 1 of 1"),
+        (f"{KEY},{base64.urlsafe_b64encode(b'k' * 31).decode()}", "key 2 of 2"),
+        (base64.urlsafe_b64encode(b"k" * 33).decode(), "key 1 of 1"),
+        # Url-safe base64 without its padding, and a key written in hex, as generators of other kinds make them.
+        (f"{OTHER_KEY},{KEY.rstrip('=')},{KEY}", "key 2 of 3"),
+        ((b"k" * 32).hex(), "key 1 of 1"),
+    ],
+)
+def test_a_field_encryption_key_that_is_not_a_fernet_key_stops_the_start_and_is_never_echoed(monkeypatch, keys, which):
+    message = refused(monkeypatch, FIELD_ENCRYPTION_KEYS=keys)
+    assert message == (
+        "FIELD_ENCRYPTION_KEYS holds Fernet keys (32 url-safe base64-encoded bytes each), comma separated: "
+        f"{which} is not one"
+    )
+    assert not any(key.rstrip("=") in message for key in keys.split(","))
+
+
+def test_without_debug_field_encryption_keys_are_required(monkeypatch, tmp_path):
+    monkeypatch.delenv("FIELD_ENCRYPTION_KEYS", raising=False)
+    message = refused(monkeypatch, DEBUG="False", DATA_DIR=str(tmp_path))
+    assert message.startswith("FIELD_ENCRYPTION_KEYS is required when DEBUG is off")
+    assert not (tmp_path / "field-encryption-key").exists()
+
+
+def test_in_development_without_keys_one_is_made_once_in_the_data_directory_and_kept(monkeypatch, tmp_path):
+    monkeypatch.delenv("FIELD_ENCRYPTION_KEYS", raising=False)
+    data = tmp_path / "data"
+    first = settings_with(monkeypatch, DEBUG="True", DATA_DIR=str(data))["FIELD_ENCRYPTION_KEYS"]
+    again = settings_with(monkeypatch, DEBUG="True", DATA_DIR=str(data))["FIELD_ENCRYPTION_KEYS"]
+
+    assert first == again and len(first) == 1
+    Fernet(first[0])
+    kept = data / "field-encryption-key"
+    assert kept.read_text().strip() == first[0]
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600  # readable by its owner only
+    assert [path.name for path in data.iterdir()] == ["field-encryption-key"]  # no draft left behind
+    # Keys in the environment are used instead, development or not.
+    assert settings_with(monkeypatch, DEBUG="True", DATA_DIR=str(data), FIELD_ENCRYPTION_KEYS=KEY)[
+        "FIELD_ENCRYPTION_KEYS"
+    ] == [KEY]
+
+
+def test_a_damaged_development_key_stops_the_start(monkeypatch, tmp_path):
+    monkeypatch.delenv("FIELD_ENCRYPTION_KEYS", raising=False)
+    (tmp_path / "field-encryption-key").write_text(KEY[:20] + "\n")
+    assert "key 1 of 1 is not one" in refused(monkeypatch, DEBUG="True", DATA_DIR=str(tmp_path))

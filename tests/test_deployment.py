@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from cryptography.fernet import Fernet
 from django.db import connection
 
 from historyhub.apikeys.models import ApiKey
@@ -43,6 +44,17 @@ def test_the_settings_refuse_a_missing_secret_key_when_debug_is_off(tmp_path):
     )
     assert result.returncode != 0
     assert "SECRET_KEY is required" in result.stderr
+
+
+def test_the_settings_refuse_missing_field_encryption_keys_when_debug_is_off(tmp_path):
+    environment = production_environment(tmp_path)
+    del environment["FIELD_ENCRYPTION_KEYS"]
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"], cwd=ROOT, env=environment, capture_output=True, text=True
+    )
+    assert result.returncode != 0
+    assert "FIELD_ENCRYPTION_KEYS is required when DEBUG is off" in result.stderr
+    assert not (tmp_path / "field-encryption-key").exists()
 
 
 def test_the_settings_refuse_a_boolean_they_cannot_read(tmp_path):
@@ -130,6 +142,7 @@ def test_a_fresh_clone_serves_with_bin_start_alone_which_collects_static_files_g
     environment = {
         "PATH": f"{BIN}{os.pathsep}/usr/bin{os.pathsep}/bin",
         "SECRET_KEY": secrets.token_urlsafe(50),
+        "FIELD_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
         "ALLOWED_HOSTS": "historyhub.example.com",
         "BEHIND_HTTPS_PROXY": "True",
     }

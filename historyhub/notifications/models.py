@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import models
 from ulid import ULID
 
+from historyhub.encryption import EncryptedTextField
 from historyhub.history import jsonvalues
 from historyhub.notifications.event_types import Event
 from historyhub.projects.models import Project
@@ -48,13 +49,14 @@ class Channel(models.Model):
     actions_json = models.TextField(default="[]", help_text="Globs of action names; empty: every action.")
     enabled = models.BooleanField(default=True)
     url = models.CharField(max_length=2000, blank=True, default="", help_text="Webhooks: where events are POSTed.")
-    secret = models.CharField(max_length=100, blank=True, default="", help_text="Webhooks: the signing secret.")
+    # The secrets are stored encrypted (historyhub.encryption; docs/configuration.md, "Encryption at rest").
+    secret = EncryptedTextField(max_length=100, blank=True, default="", help_text="Webhooks: the signing secret.")
     # After a rotation the old secret signs too, until then, so receivers can switch without losing events.
-    previous_secret = models.CharField(max_length=100, blank=True, default="")
+    previous_secret = EncryptedTextField(max_length=100, blank=True, default="")
     previous_secret_until = models.DateTimeField(null=True, blank=True)
     slack_channel = models.CharField(max_length=200, blank=True, default="")
-    slack_token = models.CharField(max_length=500, blank=True, default="")
-    slack_signing_secret = models.CharField(max_length=500, blank=True, default="")
+    slack_token = EncryptedTextField(max_length=500, blank=True, default="")
+    slack_signing_secret = EncryptedTextField(max_length=500, blank=True, default="")
     disabled_reason = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -41,6 +41,8 @@ export async function startHistoryHub() {
     PATH: `${dirname(PYTHON)}:${process.env.PATH}`,
     DEBUG: 'False',
     SECRET_KEY: randomBytes(32).toString('hex'),
+    // A Fernet key: 32 random bytes in url-safe base64, with its padding (the server encrypts its stored secrets).
+    FIELD_ENCRYPTION_KEYS: randomBytes(32).toString('base64url') + '=',
     ALLOWED_HOSTS: '127.0.0.1',
     SECURE_SSL_REDIRECT: 'False',
     SECURE_COOKIES: 'False',

@@ -9,6 +9,7 @@ database on that server, dropped afterwards. API keys are made with
 ``manage.py createapikey``, as an operator makes them.
 """
 
+import base64
 import contextlib
 import os
 import secrets
@@ -59,6 +60,8 @@ class LiveServer:
             "PATH": f"{SERVER_PYTHON.parent}{os.pathsep}{os.environ.get('PATH', '')}",
             "DEBUG": "False",
             "SECRET_KEY": secrets.token_urlsafe(50),
+            # A Fernet key: 32 random bytes, url-safe base64 (the server encrypts its stored secrets with it).
+            "FIELD_ENCRYPTION_KEYS": base64.urlsafe_b64encode(secrets.token_bytes(32)).decode(),
             "ALLOWED_HOSTS": "127.0.0.1",
             "SECURE_SSL_REDIRECT": "False",
             "SECURE_COOKIES": "False",
