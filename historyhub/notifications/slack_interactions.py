@@ -33,6 +33,8 @@ from historyhub.notifications.transports.slack import CLICKED, escape
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 64 * 1024
+# Slack's workspace and user ids (T…, U…) are short; a link keeps them in columns of this size.
+MAX_SLACK_ID = 40
 # Slack wants the click answered within three seconds; telling the clicker must fit in them.
 TELL_TIMEOUT_SECONDS = 2
 VERBS = {Decision.APPROVE: "approved", Decision.REJECT: "rejected"}
@@ -59,7 +61,7 @@ def interactions(request):
     if payload is None:
         return HttpResponse("Not an interaction of ours.", status=400, content_type="text/plain")
     action_id = payload["actions"][0].get("action_id")
-    if action_id not in CLICKED:
+    if not isinstance(action_id, str) or action_id not in CLICKED:
         # A link button (Respond, Dismiss, Open in HistoryHub): Slack opened the dashboard; nothing to decide.
         return HttpResponse(status=200)
     click = read_click(payload, action_id)
@@ -100,9 +102,9 @@ def read_click(payload, decision):
         )
     except (KeyError, TypeError, ValueError, AttributeError):
         return None
-    if not (slack_user.team_id and slack_user.user_id and click.session and click.call_id):
+    if not (0 < len(slack_user.team_id) <= MAX_SLACK_ID and 0 < len(slack_user.user_id) <= MAX_SLACK_ID):
         return None
-    return click
+    return click if click.session and click.call_id else None
 
 
 def _text(value):

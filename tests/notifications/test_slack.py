@@ -189,7 +189,6 @@ def test_an_unsigned_click_is_refused(message, slack):
 
 def test_the_clicks_response_url_is_never_requested(message, slack, session_id):
     link(slack, message, make_member("ana", Role.APPROVER))
-    make_member("vi", Role.VIEWER)
     with TinyServer([]) as receiver:
         on_loopback = receiver.url + "/steal"
         clicks = [
@@ -294,3 +293,40 @@ def test_long_arguments_are_cut_to_the_preview_and_end_in_an_ellipsis(api, sessi
     shown = slack.called("chat.postMessage")[0]["body"]["blocks"][1]["text"]["text"]
     pretty = json.dumps(arguments, indent=2)
     assert shown == f"```{pretty[: ARGUMENTS_PREVIEW_CHARACTERS - 1]}…```"
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda click: click.update(type="view_submission"),
+        lambda click: click["actions"][0].pop("value"),
+        lambda click: click["actions"][0].update(value="not json"),
+        lambda click: click["user"].update(id=["U1"]),
+        lambda click: click.update(team={"id": "T" * 41, "domain": "acme"}),
+        lambda click: click.update(actions=[]),
+    ],
+)
+def test_a_signed_click_that_is_not_one_on_our_buttons_is_a_400_and_decides_nothing(message, slack, session_id, change):
+    link(slack, message, make_member("ana", Role.APPROVER))
+    told = len(ephemerals(slack))
+    click = payload(message, "approve")
+    change(click)
+
+    assert send(click, SLACK_SIGNING_SECRET).status_code == 400
+
+    assert client_actions.get(session_id, "c1").status == "waiting"
+    assert len(ephemerals(slack)) == told
+
+
+def test_a_counted_vote_updates_the_message_with_who_voted_and_keeps_the_buttons(
+    admin_api, api, slack_channel, slack, session_id
+):
+    two = {"name": "two people", "actions": ["pay_*"], "requiredApprovals": 2}
+    assert admin_api.put("policies", {"items": [two]}).status_code == 200
+    open_action(api, session_id, call_id="p1", name="pay_vendor")
+    client_actions.decide(session_id, "p1", decision="approve", decider=as_approver("<b>&co"))
+    deliver_due()
+
+    [update] = slack.called("chat.update")
+    assert [element["text"]["text"] for element in buttons(update)] == ["Approve", "Reject", "Open in HistoryHub"]
+    assert "Votes so far: &lt;b&gt;&amp;co (approve); 1 more approval needed" in json.dumps(update["body"]["blocks"])
