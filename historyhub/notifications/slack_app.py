@@ -20,11 +20,11 @@ class Credentials(NamedTuple):
 
 def credentials() -> Credentials:
     """The installation's token and secret; either is "" when neither the environment nor the admin sets it."""
-    token, secret = settings.SLACK_BOT_TOKEN, settings.SLACK_SIGNING_SECRET
+    token, secret = settings.SLACK_BOT_TOKEN.strip(), settings.SLACK_SIGNING_SECRET.strip()
     if not (token and secret):
         row = SlackApp.objects.filter(pk=SlackApp.ONLY).first()
         if row is not None:
-            token, secret = token or row.bot_token, secret or row.signing_secret
+            token, secret = token or row.bot_token.strip(), secret or row.signing_secret.strip()
     return Credentials(token, secret)
 
 
