@@ -388,6 +388,10 @@ NOTIFICATIONS_LEASE_SECONDS = envint("NOTIFICATIONS_LEASE_SECONDS", 60, minimum=
 NOTIFICATIONS_SEND_THREADS = envint("NOTIFICATIONS_SEND_THREADS", 8, minimum=1)
 # Slack's Web API; tests point it at a local stand-in.
 SLACK_API_URL = os.environ.get("SLACK_API_URL", "https://slack.com/api/")
+# The installation's Slack app: its bot token and signing secret. Empty: the ones operators keep in the admin
+# (Slack app), if any; a project's slack channel names only the Slack channel to post in.
+SLACK_BOT_TOKEN = os.environ.get("SLACK_BOT_TOKEN", "")
+SLACK_SIGNING_SECRET = os.environ.get("SLACK_SIGNING_SECRET", "")
 # Email through Django's SMTP backend, set up from the environment.
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
 EMAIL_PORT = envint("EMAIL_PORT", 25, minimum=1)

@@ -23,5 +23,6 @@ urlpatterns = [
     path("api/", api.urls),
     path("accounts/", include(accounts)),
     path("integrations/slack/interactions", slack_interactions.interactions, name="slack_interactions"),
+    path("integrations/slack/link/<str:token>/", notification_views.slack_link, name="slack_link"),
     path("", include("historyhub.dashboard.urls")),
 ]

@@ -1,6 +1,8 @@
 """Channels and their deliveries in the admin, for operators. Every change goes through ``channels`` (the API's
 and the settings page's functions), with their checks and their audit rows; a new webhook's secret is shown
-once, in the message after the add, and a Slack channel's secrets are never shown."""
+once, in the message after the add. The installation's Slack app (its bot token and signing secret, never
+shown) is kept here too, and Slack links are seen and removed, never made: linking takes the Slack user's proof
+(``slack_links``)."""
 
 from django import forms
 from django.contrib import admin, messages
@@ -9,9 +11,9 @@ from historyhub.history.errors import DomainError
 from historyhub.notifications import channels, outbox
 from historyhub.notifications.event_types import Event
 from historyhub.notifications.forms import words
-from historyhub.notifications.models import Attempt, Channel, ChannelKind, Delivery, SlackUserLink
+from historyhub.notifications.models import Attempt, Channel, ChannelKind, Delivery, SlackApp, SlackUserLink
 
-SLACK_SECRETS = ("slack_token", "slack_signing_secret")
+SLACK_SECRETS = ("bot_token", "signing_secret")
 KEEP_SECRET = "Never shown; leave it empty to keep the current one."
 
 
@@ -19,12 +21,6 @@ class ChannelForm(forms.ModelForm):
     events = forms.MultipleChoiceField(choices=Event.choices, widget=forms.CheckboxSelectMultiple)
     agents = forms.CharField(required=False, help_text="Globs, separated by spaces; empty: every agent.")
     actions = forms.CharField(required=False, help_text="Globs, separated by spaces; empty: every action.")
-    slack_token = forms.CharField(
-        required=False, max_length=500, label="Slack bot token", widget=forms.PasswordInput, help_text=KEEP_SECRET
-    )
-    slack_signing_secret = forms.CharField(
-        required=False, max_length=500, label="Slack signing secret", widget=forms.PasswordInput, help_text=KEEP_SECRET
-    )
 
     class Meta:
         model = Channel
@@ -33,9 +29,6 @@ class ChannelForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.channel_fields = {}
-        for name in SLACK_SECRETS:
-            # A secret is not shown, so an empty field is no change.
-            self.initial.pop(name, None)
         if not self.instance._state.adding:
             self.initial.update(
                 events=self.instance.events,
@@ -61,9 +54,6 @@ class ChannelForm(forms.ModelForm):
             fields["url"] = cleaned.get("url")
         if kind == ChannelKind.SLACK:
             fields["slack_channel"] = cleaned.get("slack_channel")
-            for name in SLACK_SECRETS:
-                if adding or cleaned.get(name):
-                    fields[name] = cleaned.get(name)
         try:
             channels.apply(Channel(kind=kind), fields, creating=adding)
         except DomainError as error:
@@ -85,8 +75,6 @@ class ChannelAdmin(admin.ModelAdmin):
         "enabled",
         "url",
         "slack_channel",
-        "slack_token",
-        "slack_signing_secret",
     )
     list_display = ("name", "kind", "project", "enabled", "created_at")
     list_filter = ("kind", "enabled", "project")
@@ -145,8 +133,44 @@ class DeliveryAdmin(admin.ModelAdmin):
         self.message_user(request, f"{queryset.count()} deliveries will be sent again.")
 
 
+class SlackAppForm(forms.ModelForm):
+    bot_token = forms.CharField(
+        required=False, label="Bot token", widget=forms.PasswordInput, help_text=f"xoxb-…. {KEEP_SECRET}"
+    )
+    signing_secret = forms.CharField(
+        required=False, label="Signing secret", widget=forms.PasswordInput, help_text=KEEP_SECRET
+    )
+
+    class Meta:
+        model = SlackApp
+        fields = SLACK_SECRETS
+
+    def clean(self):
+        cleaned = super().clean()
+        for name in SLACK_SECRETS:
+            # A secret is not shown, so an empty field is no change.
+            cleaned[name] = (cleaned.get(name) or "").strip() or getattr(self.instance, name)
+        return cleaned
+
+
+@admin.register(SlackApp)
+class SlackAppAdmin(admin.ModelAdmin):
+    """The installation's one Slack app; SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET, when set, win over it."""
+
+    form = SlackAppForm
+
+    def has_add_permission(self, request):
+        return super().has_add_permission(request) and not SlackApp.objects.exists()
+
+
 @admin.register(SlackUserLink)
 class SlackUserLinkAdmin(admin.ModelAdmin):
-    list_display = ("slack_user_id", "user")
-    search_fields = ("slack_user_id", "user__username")
-    autocomplete_fields = ("user",)
+    list_display = ("slack_user_id", "slack_user_name", "team_id", "team_name", "user", "created_at")
+    search_fields = ("slack_user_id", "slack_user_name", "user__username")
+    readonly_fields = ("user", "team_id", "slack_user_id", "team_name", "slack_user_name", "created_at")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

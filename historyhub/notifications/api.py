@@ -33,11 +33,7 @@ ChannelId = Annotated[
     Path(alias="channelId", example="ch_01KBAQ0ZJ4Y0V6D4YF3W1M2N8S", min_length=1, max_length=40, pattern=WITHOUT_NUL),
 ]
 DeliveryId = Annotated[int, Path(alias="deliveryId", example=1, ge=1, le=2**63 - 1)]
-WIRE_FIELDS = {
-    "slackChannel": "slack_channel",
-    "slackToken": "slack_token",
-    "slackSigningSecret": "slack_signing_secret",
-}
+WIRE_FIELDS = {"slackChannel": "slack_channel"}
 
 
 def given(body, leave_out=()):

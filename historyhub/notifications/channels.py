@@ -21,7 +21,7 @@ from historyhub.notifications.models import Channel, ChannelKind, Delivery, new_
 MAX_GLOBS = 100
 MAX_GLOB_LENGTH = 200
 MAX_NAME_LENGTH = 200
-MAX_SLACK_FIELD_LENGTH = 500
+MAX_SLACK_CHANNEL_LENGTH = 200
 PREVIOUS_SECRET_VALID = timedelta(hours=24)
 # The fields the functions here take, and the column each is kept in.
 COLUMNS = {
@@ -32,8 +32,6 @@ COLUMNS = {
     "enabled": "enabled",
     "url": "url",
     "slack_channel": "slack_channel",
-    "slack_token": "slack_token",
-    "slack_signing_secret": "slack_signing_secret",
 }
 FIELDS = tuple(COLUMNS)
 # What a new channel of each kind is made with, as its audit row tells it.
@@ -41,10 +39,10 @@ OF_EVERY_KIND = ("name", "events", "agents", "actions", "enabled")
 MADE_WITH = {
     ChannelKind.WEBHOOK: (*OF_EVERY_KIND, "url", "secret"),
     ChannelKind.EMAIL: OF_EVERY_KIND,
-    ChannelKind.SLACK: (*OF_EVERY_KIND, "slack_channel", "slack_token", "slack_signing_secret"),
+    ChannelKind.SLACK: (*OF_EVERY_KIND, "slack_channel"),
 }
 # An audit row names these when they are set, never their values.
-SECRETS = ("secret", "slack_token", "slack_signing_secret")
+SECRETS = ("secret",)
 
 
 def of_project(project_id):
@@ -157,14 +155,14 @@ def apply(channel, fields, creating):
         if kind != ChannelKind.WEBHOOK:
             raise InvalidInput("url belongs to webhook channels only.")
         channel.url = destinations.check_url(fields.get("url"))
-    for field in ("slack_channel", "slack_token", "slack_signing_secret"):
-        if field in fields or (creating and kind == ChannelKind.SLACK):
-            if kind != ChannelKind.SLACK:
-                raise InvalidInput(f"{_wire(field)} belongs to slack channels only.")
-            value = fields.get(field)
-            if not isinstance(value, str) or not value.strip() or len(value) > MAX_SLACK_FIELD_LENGTH:
-                raise InvalidInput(f"{_wire(field)} must be 1-{MAX_SLACK_FIELD_LENGTH} characters.")
-            setattr(channel, field, value.strip())
+    if "slack_channel" in fields or (creating and kind == ChannelKind.SLACK):
+        # Only the Slack channel: the Slack app, its token and signing secret, are the installation's.
+        if kind != ChannelKind.SLACK:
+            raise InvalidInput("slackChannel belongs to slack channels only.")
+        value = fields.get("slack_channel")
+        if not isinstance(value, str) or not value.strip() or len(value.strip()) > MAX_SLACK_CHANNEL_LENGTH:
+            raise InvalidInput(f"slackChannel must be 1-{MAX_SLACK_CHANNEL_LENGTH} characters.")
+        channel.slack_channel = value.strip()
 
 
 def _events(events):

@@ -21,10 +21,11 @@ class ChannelForm(forms.Form):
         required=False, max_length=20000, help_text="Globs, separated by spaces; empty: every action."
     )
     url = forms.CharField(required=False, max_length=2000, label="URL (webhooks)")
-    slack_channel = forms.CharField(required=False, max_length=500, label="Slack channel id")
-    slack_token = forms.CharField(required=False, max_length=500, label="Slack bot token", widget=forms.PasswordInput)
-    slack_signing_secret = forms.CharField(
-        required=False, max_length=500, label="Slack signing secret", widget=forms.PasswordInput
+    slack_channel = forms.CharField(
+        required=False,
+        max_length=200,
+        label="Slack channel id",
+        help_text="Posted to with the installation's Slack app, which its operators set up.",
     )
 
     def channel_fields(self):
@@ -39,8 +40,7 @@ class ChannelForm(forms.Form):
         if data["kind"] == ChannelKind.WEBHOOK:
             fields["url"] = data["url"]
         if data["kind"] == ChannelKind.SLACK:
-            for name in ("slack_channel", "slack_token", "slack_signing_secret"):
-                fields[name] = data[name]
+            fields["slack_channel"] = data["slack_channel"]
         return fields
 
 
@@ -54,9 +54,7 @@ class DeliveryChoiceForm(forms.Form):
 
 class PersonForm(forms.Form):
     email = forms.ChoiceField(choices=EmailPreference.choices, label="Email me", widget=forms.RadioSelect)
-    slack_user_id = forms.RegexField(
-        regex=r"^[A-Z0-9]{2,40}$",
-        required=False,
-        label="My Slack user id",
-        help_text="In Slack: your profile, ⋮, Copy member ID (U…). Your clicks there decide as you do here.",
-    )
+
+
+class SlackLinkChoiceForm(forms.Form):
+    link = forms.IntegerField(min_value=1)

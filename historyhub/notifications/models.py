@@ -54,9 +54,8 @@ class Channel(models.Model):
     # After a rotation the old secret signs too, until then, so receivers can switch without losing events.
     previous_secret = EncryptedTextField(max_length=100, blank=True, default="")
     previous_secret_until = models.DateTimeField(null=True, blank=True)
+    # Slack: the Slack channel it posts in, with the installation's Slack app (``SlackApp``).
     slack_channel = models.CharField(max_length=200, blank=True, default="")
-    slack_token = EncryptedTextField(max_length=500, blank=True, default="")
-    slack_signing_secret = EncryptedTextField(max_length=500, blank=True, default="")
     disabled_reason = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -165,14 +164,61 @@ class SlackMessage(models.Model):
         ]
 
 
-class SlackUserLink(models.Model):
-    """A Slack user acting as a HistoryHub person: their clicks decide as that person does on the dashboard."""
+class SlackApp(models.Model):
+    """The installation's Slack app, as operators keep it in the admin: its bot token and signing secret, used
+    where the environment sets none (``slack_app.credentials``). One row at most: its id is always 1."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="slack_links")
-    slack_user_id = models.CharField(max_length=40, unique=True, help_text="Slack's user id, U…")
+    ONLY = 1
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=ONLY, editable=False)
+    # Stored encrypted (historyhub.encryption), as every secret is.
+    bot_token = EncryptedTextField(blank=True, default="", help_text="xoxb-…; SLACK_BOT_TOKEN, when set, wins.")
+    signing_secret = EncryptedTextField(
+        blank=True, default="", help_text="Verifies Slack's requests; SLACK_SIGNING_SECRET, when set, wins."
+    )
+
+    class Meta:
+        verbose_name = "Slack app"
+        constraints = [models.CheckConstraint(condition=models.Q(id=1), name="slack_app_is_one_row")]
 
     def __str__(self):
-        return f"{self.slack_user_id} → {self.user}"
+        return "The installation's Slack app"
+
+
+class SlackUserLink(models.Model):
+    """A Slack user (a workspace's user id) acting as a HistoryHub person: their clicks decide as that person does
+    on the dashboard. Made only by the person confirming a one-time link that Slack showed to that Slack user
+    alone (``SlackLinkRequest``)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="slack_links")
+    team_id = models.CharField(max_length=40, help_text="Slack's workspace id, T…")
+    slack_user_id = models.CharField(max_length=40, help_text="Slack's user id, U…")
+    # How Slack named them when the link was made, for the person's notifications page.
+    team_name = models.CharField(max_length=200, blank=True, default="")
+    slack_user_name = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["team_id", "slack_user_id"], name="slack_user_linked_once")]
+
+    def __str__(self):
+        return f"{self.slack_user_id} of {self.team_id} → {self.user}"
+
+
+class SlackLinkRequest(models.Model):
+    """A one-time link offered to a Slack user who is linked to nobody: whoever opens it logged in and confirms
+    becomes the person that Slack user acts as. Only the token's hash is kept; one request per Slack user, the
+    newest replacing the one before."""
+
+    team_id = models.CharField(max_length=40)
+    slack_user_id = models.CharField(max_length=40)
+    team_name = models.CharField(max_length=200, blank=True, default="")
+    slack_user_name = models.CharField(max_length=200, blank=True, default="")
+    token_hash = models.CharField(max_length=64, unique=True, help_text="SHA-256 of the link's token, hex.")
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["team_id", "slack_user_id"], name="slack_link_request_per_user")]
 
 
 class DigestEntry(models.Model):

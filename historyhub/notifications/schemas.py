@@ -3,6 +3,7 @@
 from typing import Literal
 
 from ninja import Field, Schema
+from pydantic import ConfigDict
 
 from historyhub.history.schemas import Identifier, Out, Page, Text, Time, example
 from historyhub.notifications.event_types import Event
@@ -12,6 +13,10 @@ Glob = Identifier
 
 
 class ChannelFields(Schema):
+    # A field the contract does not name is refused, not ignored: a Slack channel's token or signing secret of
+    # old included (the Slack app is the installation's; docs/notifications.md, "Slack").
+    model_config = ConfigDict(extra="forbid")
+
     name: Identifier | None = Field(None, description="1-200 characters.")
     events: list[EventName] | None = Field(None, max_length=len(Event.values), description="The events it wants.")
     agents: list[Glob] | None = Field(None, max_length=100, description="Globs of agents; empty: every agent.")
@@ -20,10 +25,10 @@ class ChannelFields(Schema):
     url: Text | None = Field(
         None, max_length=2000, description="Webhooks: an http(s) URL on a public address (400 otherwise)."
     )
-    slackChannel: Text | None = Field(None, max_length=500, description="Slack: the channel id to post in.")
-    slackToken: Text | None = Field(None, max_length=500, description="Slack: the bot token (xoxb-…), never shown.")
-    slackSigningSecret: Text | None = Field(
-        None, max_length=500, description="Slack: the app's signing secret for interactions, never shown."
+    slackChannel: Text | None = Field(
+        None,
+        max_length=200,
+        description="Slack: the channel id to post in, with the installation's Slack app (its operators' settings).",
     )
 
 

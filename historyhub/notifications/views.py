@@ -3,15 +3,21 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db import IntegrityError, transaction
 from django.http import HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
+from django.utils import timezone
 
 from historyhub.dashboard.views import admins_only, project_page
 from historyhub.history.errors import DomainError, InvalidInput
-from historyhub.notifications import channels, outbox
-from historyhub.notifications.forms import ChannelChoiceForm, ChannelForm, DeliveryChoiceForm, PersonForm
-from historyhub.notifications.models import EmailPreference, NotificationSettings, SlackUserLink
+from historyhub.notifications import channels, outbox, slack_links
+from historyhub.notifications.forms import (
+    ChannelChoiceForm,
+    ChannelForm,
+    DeliveryChoiceForm,
+    PersonForm,
+    SlackLinkChoiceForm,
+)
+from historyhub.notifications.models import EmailPreference, NotificationSettings
 
 RECENT_DELIVERIES = 20
 DONE = {
@@ -95,36 +101,52 @@ def change(request, project, action):
 
 @login_required
 def my_notifications(request):
-    """How notifications reach this person: their email preference, and the Slack user who acts as them."""
+    """How notifications reach this person: their email preference, and the Slack users who act as them, each
+    with a button that removes the link."""
     person = request.user
     mine = NotificationSettings.objects.filter(user=person).first()
-    link = SlackUserLink.objects.filter(user=person).first()
-    initial = {
-        "email": mine.email if mine else EmailPreference.EVERY_EVENT,
-        "slack_user_id": link.slack_user_id if link else "",
-    }
-    form, status = PersonForm(initial=initial), 200
+    form, status = PersonForm(initial={"email": mine.email if mine else EmailPreference.EVERY_EVENT}), 200
     if request.method == "POST":
+        if request.POST.get("action") == "unlink":
+            chosen = SlackLinkChoiceForm(request.POST)
+            # Only one's own link: another person's id removes nothing.
+            if not chosen.is_valid() or not person.slack_links.filter(pk=chosen.cleaned_data["link"]).delete()[0]:
+                return HttpResponseBadRequest("Which Slack link?")
+            messages.success(request, "The Slack user was unlinked: their clicks decide nothing until linked again.")
+            return redirect("my_notifications")
         form = PersonForm(request.POST)
-        if form.is_valid() and save_person(person, form):
+        if form.is_valid():
+            NotificationSettings.objects.update_or_create(user=person, defaults={"email": form.cleaned_data["email"]})
             messages.success(request, "Your notification settings were saved.")
             return redirect("my_notifications")
         status = 422
     elif request.method != "GET":
         return HttpResponse(status=405, headers={"Allow": "GET, POST"})
-    return render(request, "notifications/mine.html", {"form": form}, status=status)
+    links = person.slack_links.order_by("created_at", "pk")
+    return render(request, "notifications/mine.html", {"form": form, "slack_links": links}, status=status)
 
 
-def save_person(person, form):
-    slack_user_id = form.cleaned_data["slack_user_id"]
+@login_required
+def slack_link(request, token):
+    """The page a Slack user's one-time link opens (docs/notifications.md, "Linking a Slack user"): it names the
+    Slack user and workspace, and Confirm (a POST) links them to the person logged in. A link that is unknown,
+    used or expired, or a Slack user already another person's, links nothing and says why."""
+    now = timezone.now()
+    if request.method == "POST":
+        try:
+            slack_links.confirm(token, request.user, now)
+        except slack_links.LinkRefused as refused:
+            return render(request, "notifications/slack_link.html", {"refused": refused.message}, status=refused.status)
+        messages.success(request, "Your Slack user is linked: its clicks in Slack now decide as you do here.")
+        return redirect("my_notifications")
+    if request.method != "GET":
+        return HttpResponse(status=405, headers={"Allow": "GET, POST"})
     try:
-        with transaction.atomic():
-            NotificationSettings.objects.update_or_create(user=person, defaults={"email": form.cleaned_data["email"]})
-            SlackUserLink.objects.filter(user=person).exclude(slack_user_id=slack_user_id).delete()
-            if slack_user_id:
-                SlackUserLink.objects.get_or_create(user=person, slack_user_id=slack_user_id)
-    except IntegrityError:
-        # The constraint settles it: one Slack user acts as one person.
-        form.add_error("slack_user_id", "That Slack user is linked to someone else.")
-        return False
-    return True
+        pending = slack_links.pending(token, now)
+    except slack_links.LinkRefused as refused:
+        return render(request, "notifications/slack_link.html", {"refused": refused.message}, status=refused.status)
+    owner = slack_links.owner_of(pending)
+    context = {"pending": pending, "owner": owner}
+    if owner is not None and owner.user_id != request.user.pk:
+        return render(request, "notifications/slack_link.html", {**context, "refused": slack_links.TAKEN}, status=409)
+    return render(request, "notifications/slack_link.html", context)

@@ -4,6 +4,7 @@ localhost, so private destinations are allowed here (docs/notifications.md, "SSR
 import pytest
 
 from historyhub.notifications.worker import Worker
+from tests.support.slack_web_api import SlackWebApi
 from tests.support.tiny_server import TinyServer
 
 EVERY_EVENT = [
@@ -44,3 +45,34 @@ def webhook(admin_api, receiver):
 def deliver_due():
     """What a worker sends now, in this process."""
     return Worker().deliver_due()
+
+
+SLACK_BOT_TOKEN = "xoxb-installation-token"
+SLACK_SIGNING_SECRET = "the-installations-signing-secret"
+
+
+@pytest.fixture
+def slack(settings):
+    """A local stand-in for Slack's Web API at SLACK_API_URL, and the installation's Slack app set by the
+    operator's settings."""
+    with SlackWebApi(SLACK_BOT_TOKEN) as stand_in:
+        settings.SLACK_API_URL = stand_in.url + "/"
+        settings.SLACK_BOT_TOKEN = SLACK_BOT_TOKEN
+        settings.SLACK_SIGNING_SECRET = SLACK_SIGNING_SECRET
+        yield stand_in
+
+
+@pytest.fixture
+def slack_channel(admin_api, slack):
+    """A slack channel of the default project posting in the Slack channel C42."""
+    answer = admin_api.post(
+        "channels",
+        {
+            "kind": "slack",
+            "name": "approvals",
+            "events": ["client_action.opened", "client_action.voted", "client_action.decided"],
+            "slackChannel": "C42",
+        },
+    )
+    assert answer.status_code == 201, answer.content
+    return answer.json()

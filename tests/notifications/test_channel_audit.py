@@ -17,8 +17,6 @@ from tests.support.readers import assert_error
 
 pytestmark = pytest.mark.django_db
 ADMIN_KEY = "api key: tests (admin)"
-SLACK_TOKEN = "xoxb-bot-token-value"
-SIGNING_SECRET = "signing-secret-value"
 
 
 def rows():
@@ -39,8 +37,6 @@ def slack_body(**fields):
         "name": "approvals",
         "events": ["client_action.opened", "client_action.decided"],
         "slackChannel": "C42",
-        "slackToken": SLACK_TOKEN,
-        "slackSigningSecret": SIGNING_SECRET,
         **fields,
     }
 
@@ -102,22 +98,28 @@ def test_an_admin_keys_changes_of_a_webhook_are_recorded_without_its_secrets(adm
     assert created["secret"] not in audit_text() and rotated["secret"] not in audit_text()
 
 
-def test_a_slack_channels_token_and_signing_secret_are_named_never_told(admin_api):
+def test_a_slack_channels_rows_name_its_slack_channel_and_no_secret(admin_api):
     channel_id = admin_api.post("channels", slack_body()).json()["channelId"]
-    admin_api.patch(f"channels/{channel_id}", {"slackToken": "xoxb-the-new-token", "slackChannel": "C43"})
+    admin_api.patch(f"channels/{channel_id}", {"slackChannel": "C43"})
 
     created, changed = details("channel.created") + details("channel.changed")
-    assert created["slackChannel"] == "C42" and created["secrets"] == ["slackToken", "slackSigningSecret"]
-    assert changed == {"name": "approvals", "slackChannel": "C43", "secrets": ["slackToken"]}
-    assert all(secret not in audit_text() for secret in (SLACK_TOKEN, SIGNING_SECRET, "xoxb-the-new-token"))
+    assert created == {
+        "kind": "slack",
+        "name": "approvals",
+        "events": ["client_action.opened", "client_action.decided"],
+        "agents": [],
+        "actions": [],
+        "enabled": True,
+        "slackChannel": "C42",
+    }
+    assert changed == {"name": "approvals", "slackChannel": "C43"}
 
 
 def test_a_patch_that_changes_nothing_or_is_refused_records_nothing(admin_api):
     channel_id = admin_api.post("channels", slack_body()).json()["channelId"]
 
-    assert (
-        admin_api.patch(f"channels/{channel_id}", {"name": "approvals", "slackToken": SLACK_TOKEN}).status_code == 200
-    )
+    assert admin_api.patch(f"channels/{channel_id}", {"name": "approvals", "slackChannel": "C42"}).status_code == 200
+    assert_error(admin_api.patch(f"channels/{channel_id}", {"slackToken": "xoxb-mine"}), 400, "invalid_input")
     assert_error(admin_api.patch(f"channels/{channel_id}", {"url": "https://example.com/"}), 400, "invalid_input")
     assert_error(admin_api.post(f"channels/{channel_id}/rotate-secret"), 400, "invalid_input")
 
@@ -180,25 +182,17 @@ def test_an_operators_changes_in_the_admin_are_recorded_as_theirs(operator_clien
         "enabled": "on",
         "url": "",
         "slack_channel": "C42",
-        "slack_token": SLACK_TOKEN,
-        "slack_signing_secret": SIGNING_SECRET,
     }
     assert operator_client.post(add, {**form, "project": "default", "kind": "slack"}).status_code == 302
     channel = Channel.objects.get()
     change = reverse("admin:notifications_channel_change", args=[channel.pk])
     page = operator_client.get(change).content.decode()
-    assert SLACK_TOKEN not in page and SIGNING_SECRET not in page
-    # The secrets' fields left empty keep them; the project and the kind cannot change.
-    kept = {**form, "name": "slack approvals", "slack_token": "", "slack_signing_secret": "", "kind": "webhook"}
-    assert operator_client.post(change, kept).status_code == 302
+    # A Slack channel has no token or signing secret of its own: the Slack app is the installation's.
+    assert "slack_token" not in page and "slack_signing_secret" not in page
+    # The project and the kind cannot change.
+    assert operator_client.post(change, {**form, "name": "slack approvals", "kind": "webhook"}).status_code == 302
     saved = Channel.objects.get()
-    assert (saved.name, saved.kind, saved.slack_token, saved.slack_signing_secret) == (
-        "slack approvals",
-        "slack",
-        SLACK_TOKEN,
-        SIGNING_SECRET,
-    )
-    # The admin's own history says the same: a secret's empty field is no change.
+    assert (saved.name, saved.kind, saved.slack_channel) == ("slack approvals", "slack", "C42")
     assert LogEntry.objects.get(action_flag=CHANGE).get_change_message() == "Changed Name."
     delivery = failed_delivery(api, session_id)
     deliveries = reverse("admin:notifications_delivery_changelist")
@@ -213,7 +207,6 @@ def test_an_operators_changes_in_the_admin_are_recorded_as_theirs(operator_clien
         ("default", "root", "channel.deleted", channel.pk),
     ]
     assert details("channel.changed") == [{"name": "slack approvals"}]
-    assert all(secret not in audit_text() for secret in (SLACK_TOKEN, SIGNING_SECRET))
     assert not Channel.objects.exists()
 
 

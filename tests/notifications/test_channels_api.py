@@ -53,13 +53,10 @@ def test_a_channel_answers_with_the_fields_of_the_contract(admin_api):
             "name": "approvals",
             "events": ["client_action.opened", "client_action.decided"],
             "slackChannel": "C123",
-            "slackToken": "xoxb-secret",
-            "slackSigningSecret": "signing-secret",
         },
     )
     assert slack.status_code == 201
-    assert slack.json()["secret"] is None
-    assert "xoxb-secret" not in admin_api.get("channels").content.decode()
+    assert slack.json()["secret"] is None and slack.json()["slackChannel"] == "C123"
 
 
 @pytest.mark.parametrize(
@@ -73,7 +70,9 @@ def test_a_channel_answers_with_the_fields_of_the_contract(admin_api):
         (webhook_body(name=""), "name"),
         (webhook_body(agents="support"), "agents"),
         ({"kind": "email", "name": "mail", "events": ["client_action.opened"], "url": "http://127.0.0.1/"}, "url"),
-        ({"kind": "slack", "name": "s", "events": ["client_action.opened"], "slackChannel": "C1"}, "slackToken"),
+        ({"kind": "slack", "name": "s", "events": ["client_action.opened"]}, "slackChannel"),
+        ({"kind": "slack", "name": "s", "events": ["client_action.opened"], "slackChannel": "C" * 201}, "slackChannel"),
+        (webhook_body(color="red"), "color"),
     ],
 )
 def test_bad_input_is_a_400_naming_the_field_and_changes_nothing(admin_api, body, field):
@@ -162,3 +161,15 @@ def test_deliveries_are_paginated_newest_first(admin_api, api, session_id):
     assert first["deliveryId"] > second["deliveryId"]
     assert first["status"] == "pending" and first["attempts"] == []
     assert_error(admin_api.get(f"channels/{created['channelId']}/deliveries", pageSize=0), 400, "invalid_input")
+
+
+@pytest.mark.parametrize("field", ["slackToken", "slackSigningSecret"])
+def test_a_project_admin_can_no_longer_give_a_slack_channel_credentials(admin_api, field):
+    """The Slack app is the installation's: a project admin who could set a signing secret could sign clicks."""
+    body = {"kind": "slack", "name": "s", "events": ["client_action.opened"], "slackChannel": "C1", field: "mine"}
+    assert field in assert_error(admin_api.post("channels", body), 400, "invalid_input")
+    assert Channel.objects.count() == 0
+    without = {name: value for name, value in body.items() if name != field}
+    channel_id = admin_api.post("channels", without).json()["channelId"]
+    assert field in assert_error(admin_api.patch(f"channels/{channel_id}", {field: "mine"}), 400, "invalid_input")
+    assert list(Channel.objects.values_list("slack_channel", flat=True)) == ["C1"]

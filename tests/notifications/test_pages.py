@@ -1,5 +1,5 @@
 """The channels page of the settings (admins only, CSRF, the secret shown once, retry) and a person's own
-notifications page (email preference, Slack link)."""
+notifications page (email preference; its Slack links: tests/notifications/test_slack_linking.py)."""
 
 from datetime import timedelta
 
@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from historyhub.data.models import AuditEntry
-from historyhub.notifications.models import Channel, Delivery, NotificationSettings, SlackUserLink
+from historyhub.notifications.models import Channel, Delivery, NotificationSettings
 from tests.support.actors import make_member, post
 from tests.support.html import parse
 
@@ -78,22 +78,15 @@ def test_a_channel_is_switched_off_and_a_delivery_sent_again(admin_client, api, 
     assert Channel.objects.get().enabled is False
 
 
-def test_a_person_chooses_their_email_preference_and_links_their_slack_user(approver_client, approver):
+def test_a_person_chooses_their_email_preference(approver_client, approver):
     url = reverse("my_notifications")
     assert approver_client.get(url).status_code == 200
-    answer = post(approver_client, url, {"email": "none", "slack_user_id": "U0123ABC"})
+    answer = post(approver_client, url, {"email": "none"})
     assert answer.status_code == 302
     assert NotificationSettings.objects.get(user=approver).email == "none"
-    assert SlackUserLink.objects.get(user=approver).slack_user_id == "U0123ABC"
-    other = make_member("other", "approver")
-    client = Client(enforce_csrf_checks=True)
-    client.force_login(other)
-    taken = post(client, url, {"email": "every", "slack_user_id": "U0123ABC"})
-    assert taken.status_code == 422
-    assert SlackUserLink.objects.get(slack_user_id="U0123ABC").user == approver
-    refused = post(approver_client, url, {"email": "every", "slack_user_id": "<script>"})
+    refused = post(approver_client, url, {"email": "sometimes"})
     assert refused.status_code == 422
-    assert SlackUserLink.objects.get(user=approver).slack_user_id == "U0123ABC"
+    assert NotificationSettings.objects.get(user=approver).email == "none"
 
 
 def test_operators_add_a_webhook_in_the_admin_with_the_same_checks(db, settings, receiver):

@@ -19,22 +19,31 @@ from standardwebhooks.webhooks import Webhook
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.encryption import UnreadableValue, encrypt_column
-from historyhub.notifications.models import Channel
+from historyhub.notifications.models import Channel, SlackApp
 from historyhub.projects import administration
 from tests.notifications.conftest import EVERY_EVENT, deliver_due
 from tests.support.actors import ApiClient
 from tests.support.servers import database_url
 
-SECRETS = ("secret", "previous_secret", "slack_token", "slack_signing_secret")
+SECRETS = ("secret", "previous_secret")
+# The columns the upgrade that brought encryption found: the Slack credentials were per channel then.
+SECRETS_THEN = (*SECRETS, "slack_token", "slack_signing_secret")
 SLACK_TOKEN = "xoxb-1234567890-abcdefghijklmnop"
 SLACK_SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 
 
-def stored(channel_id):
-    """The four secret columns of a channel as the database holds them, read with SQL below the models."""
+def stored(channel_id, columns=SECRETS):
+    """The secret columns of a channel as the database holds them, read with SQL below the models."""
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {', '.join(SECRETS)} FROM notifications_channel WHERE id = %s", [channel_id])
-        return dict(zip(SECRETS, cursor.fetchone(), strict=True))
+        cursor.execute(f"SELECT {', '.join(columns)} FROM notifications_channel WHERE id = %s", [channel_id])
+        return dict(zip(columns, cursor.fetchone(), strict=True))
+
+
+def stored_slack_app():
+    """The installation's Slack credentials as the database holds them."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT bot_token, signing_secret FROM notifications_slackapp")
+        return cursor.fetchone()
 
 
 def project_apis(project_id):
@@ -84,19 +93,15 @@ def test_a_database_dump_holds_no_webhook_secret_and_no_slack_credential(admin_a
     secret = rotated.json()["secret"]
     slack = admin_api.post(
         "channels",
-        {
-            "kind": "slack",
-            "name": "approvals room",
-            "events": ["client_action.opened"],
-            "slackChannel": "C123",
-            "slackToken": SLACK_TOKEN,
-            "slackSigningSecret": SLACK_SIGNING_SECRET,
-        },
+        {"kind": "slack", "name": "approvals room", "events": ["client_action.opened"], "slackChannel": "C123"},
     )
     assert slack.status_code == 201
+    # The Slack credentials are the installation's, kept by operators.
+    SlackApp.objects.create(bot_token=SLACK_TOKEN, signing_secret=SLACK_SIGNING_SECRET)
 
-    columns = {**stored(webhook["channelId"]), **{k: v for k, v in stored(slack.json()["channelId"]).items() if v}}
-    assert all(value.startswith("fernet:") for value in columns.values()), columns
+    columns = stored(webhook["channelId"])
+    assert all(value.startswith("fernet:") for value in (*columns.values(), *stored_slack_app())), columns
+    assert SlackApp.objects.get().bot_token == SLACK_TOKEN
     dump = database_dump()
     # The dump is of this database, with the channels in it.
     assert webhook["channelId"] in dump and slack.json()["channelId"] in dump and "approvals room" in dump
@@ -202,6 +207,7 @@ def latest():
 @pytest.mark.django_db(transaction=True)
 def test_the_upgrade_encrypts_the_secrets_stored_before_says_how_many_and_its_reversal_decrypts_them(capsys):
     before = [("notifications", "0001_outbox")]
+    encrypted = [("notifications", "0002_secrets_encrypted_at_rest")]
     OldChannel = migrate(before).get_model("notifications", "Channel")
     until = timezone.now() + timedelta(hours=3)
     plain = {
@@ -215,26 +221,29 @@ def test_the_upgrade_encrypts_the_secrets_stored_before_says_how_many_and_its_re
     OldChannel.objects.create(id="ch_email", kind="email", name="e", **made)
     capsys.readouterr()
 
-    migrate(latest())
+    EncryptedChannel = migrate(encrypted).get_model("notifications", "Channel")
 
     assert "notifications_channel: 4 stored values encrypted" in capsys.readouterr().out
     for channel_id, values in plain.items():
-        raw, channel = stored(channel_id), Channel.objects.get(pk=channel_id)
-        for column in SECRETS:
+        raw, channel = stored(channel_id, SECRETS_THEN), EncryptedChannel.objects.get(pk=channel_id)
+        for column in SECRETS_THEN:
             value = values.get(column, "")
             assert getattr(channel, column) == value
             assert raw[column].startswith("fernet:") if value else raw[column] == ""
             assert value == "" or value not in raw[column]
     assert Channel.objects.get(pk="ch_webhook").signing_secrets(timezone.now()) == ["whsec_current", "whsec_previous"]
     # Run again, it finds nothing left to encrypt: a value is never encrypted twice.
-    assert sum(encrypt_column(connection, "notifications_channel", column) for column in SECRETS) == 0
+    assert sum(encrypt_column(connection, "notifications_channel", column) for column in SECRETS_THEN) == 0
 
     migrate(before)
-    assert stored("ch_webhook") == {
+    assert stored("ch_webhook", SECRETS_THEN) == {
         "secret": "whsec_current",
         "previous_secret": "whsec_previous",
         "slack_token": "",
         "slack_signing_secret": "",
     }
-    assert stored("ch_slack")["slack_token"] == SLACK_TOKEN
+    assert stored("ch_slack", SECRETS_THEN)["slack_token"] == SLACK_TOKEN
     migrate(latest())
+    # The Slack credentials went on to the installation's Slack app, still encrypted.
+    assert SlackApp.objects.get().bot_token == SLACK_TOKEN
+    assert all(value.startswith("fernet:") for value in stored_slack_app())

@@ -1,8 +1,8 @@
 """A local stand-in for Slack's Web API: a real HTTP server on localhost, which tests put at SLACK_API_URL.
 
-It answers the methods HistoryHub calls as Slack does (``chat.postMessage``, ``chat.update``, ``users.info`` of
-the people in ``users``), refuses any token but its own with ``invalid_auth``, takes a click's ``response_url``
-posts at ``/response``, and records every request.
+It answers the methods HistoryHub calls as Slack does (``chat.postMessage``, ``chat.update``,
+``chat.postEphemeral``), refuses any token but its own with ``invalid_auth`` and any other method with
+``unknown_method``, and records every request.
 """
 
 import json
@@ -10,14 +10,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-RESPONSE_PATH = "/response"
-
 
 class SlackWebApi:
     def __init__(self, token):
         self.token = token
-        # Slack user id → the user object ``users.info`` answers with.
-        self.users = {}
         self.requests = []
         self._posted = 0
         self._lock = threading.Lock()
@@ -65,8 +61,6 @@ class SlackWebApi:
     def answer_to(self, request):
         """Slack's answer to ``request`` (Slack answers its errors with 200 and ``ok`` false)."""
         path = request["path"]
-        if path == RESPONSE_PATH:
-            return {"ok": True}
         if request["headers"].get("Authorization") != f"Bearer {self.token}":
             return {"ok": False, "error": "invalid_auth"}
         if path == "/chat.postMessage":
@@ -74,9 +68,8 @@ class SlackWebApi:
             return {"ok": True, "channel": request["body"]["channel"], "ts": f"1700000000.{self._posted * 100:06d}"}
         if path == "/chat.update":
             return {"ok": True, "channel": request["body"]["channel"], "ts": request["body"]["ts"]}
-        if path == "/users.info":
-            user = self.users.get(request["arguments"].get("user"))
-            return {"ok": True, "user": user} if user is not None else {"ok": False, "error": "user_not_found"}
+        if path == "/chat.postEphemeral":
+            return {"ok": True, "message_ts": "1700000001.000100"}
         return {"ok": False, "error": "unknown_method"}
 
     def called(self, method):

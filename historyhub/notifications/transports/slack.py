@@ -1,73 +1,100 @@
-"""Slack (docs/notifications.md, "Slack"): a Block Kit message with the action and Approve / Reject buttons,
-posted when the action opens and updated in place by every later event, however it was decided.
+"""Slack (docs/notifications.md, "Slack"): a Block Kit message with the action and the buttons it allows, posted
+when the action opens and updated in place by every later event, however it was decided.
 
-Spoken through ``slack-sdk``'s WebClient at ``SLACK_API_URL`` (Slack's own unless set: tests point it at a
-local stand-in). A click comes back to ``slack_interactions``.
+Spoken through the installation's Slack app (``slack_app``) at ``SLACK_API_URL``. Every text Slack shows, the
+fallback ``text`` included, passes through ``escape``: what agents and people wrote is shown as written, never
+read as a mention, a link or a ping. A click comes back to ``slack_interactions``.
 """
 
 import json
 
 from django.conf import settings
-from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError, SlackClientError
 
+from historyhub.approvals.decisions import Decision, buttons_for
 from historyhub.history import previews
+from historyhub.notifications import slack_app
 from historyhub.notifications.models import SlackMessage
 from historyhub.notifications.transports import Outcome
 from historyhub.notifications.transports.webhook import retry_after_seconds
 from historyhub.projects import keys
 
 ARGUMENTS_PREVIEW_CHARACTERS = 2500
-APPROVE, REJECT = "approve", "reject"
+DESCRIPTION_PREVIEW_CHARACTERS = 500
+# The decisions a click makes in Slack; the others (and edits) are made on the dashboard, by link.
+CLICKED = {
+    Decision.APPROVE: {"action_id": Decision.APPROVE.value, "style": "primary"},
+    Decision.REJECT: {"action_id": Decision.REJECT.value, "style": "danger"},
+}
+OPEN = "open"
 
 
-def client(channel):
-    return WebClient(
-        token=channel.slack_token, base_url=settings.SLACK_API_URL, timeout=settings.WEBHOOK_TIMEOUT_SECONDS
-    )
+def escape(text) -> str:
+    """Slack reads &, < and > as markup (mentions, links, ``<!channel>``): escaped, the text is shown as written."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def button_value(channel, key, call_id):
-    """What a click sends back: which channel's secret verifies it, and the action it decides."""
-    return json.dumps({"channel": channel.pk, "session": key, "callId": call_id}, separators=(",", ":"))
+def button_value(key, call_id):
+    """What a click sends back: the action it decides (its session's key names the project)."""
+    return json.dumps({"session": key, "callId": call_id}, separators=(",", ":"))
 
 
-def blocks_for(payload, channel, key):
+def summary(payload) -> str:
+    """The message's fallback ``text`` (notifications, screen readers), escaped as the blocks are."""
     data = payload["data"]
     action = data["clientAction"]
-    arguments = previews.arguments(action["arguments"], ARGUMENTS_PREVIEW_CHARACTERS)
+    return f"{escape(data['agent'])} asks: {escape(action['name'])} ({action['status']})"
+
+
+def blocks_for(payload, key):
+    data = payload["data"]
+    action = data["clientAction"]
     blocks = [
         {
             "type": "section",
             "text": {"type": "mrkdwn", "text": f"*{escape(data['agent'])}* asks: *{escape(action['name'])}*"},
-        },
-        {"type": "section", "text": {"type": "mrkdwn", "text": f"```{escape(arguments)}```"}},
+        }
     ]
-    link = {"type": "button", "text": {"type": "plain_text", "text": "Respond"}, "url": data["url"]}
+    if action.get("description"):
+        description = previews.shortened(action["description"], DESCRIPTION_PREVIEW_CHARACTERS)
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": escape(description)}})
+    arguments = previews.arguments(action["arguments"], ARGUMENTS_PREVIEW_CHARACTERS)
+    blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": f"```{escape(arguments)}```"}})
     if action["status"] == "waiting":
-        value = button_value(channel, key, data["callId"])
-        buttons = [
-            {
-                "type": "button",
-                "action_id": APPROVE,
-                "style": "primary",
-                "value": value,
-                "text": {"type": "plain_text", "text": "Approve"},
-            },
-            {
-                "type": "button",
-                "action_id": REJECT,
-                "style": "danger",
-                "value": value,
-                "text": {"type": "plain_text", "text": "Reject"},
-            },
-            link,
-        ]
-        blocks.append({"type": "actions", "elements": buttons})
+        if action.get("votes"):
+            blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": votes_text(action)}]})
+        elements = buttons(action, button_value(key, data["callId"]), data["url"])
     else:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": outcome_text(action)}]})
-        blocks.append({"type": "actions", "elements": [link]})
+        elements = [link("Open in HistoryHub", OPEN, data["url"])]
+    blocks.append({"type": "actions", "elements": elements})
     return blocks
+
+
+def buttons(action, value, url):
+    """The buttons of a waiting action, only for the decisions it allows: Approve (approve or edit allowed) and
+    Reject decide here; Respond and Dismiss open the dashboard, as does a last link when no other does."""
+    elements = []
+    for decision in buttons_for(action["allowedResponses"]):
+        if decision in CLICKED:
+            label = {"type": "plain_text", "text": decision.label}
+            elements.append({"type": "button", **CLICKED[decision], "value": value, "text": label})
+        else:
+            elements.append(link(decision.label, f"{OPEN}_{decision.value}", url))
+    if not any("url" in element for element in elements):
+        elements.append(link("Open in HistoryHub", OPEN, url))
+    return elements
+
+
+def link(label, action_id, url):
+    return {"type": "button", "action_id": action_id, "text": {"type": "plain_text", "text": label}, "url": url}
+
+
+def votes_text(action):
+    voted = ", ".join(f"{escape(vote['by'])} ({vote['decision']})" for vote in action["votes"])
+    needed = action.get("approvalsNeeded") or 0
+    more = f"; {needed} more approval{'s' if needed != 1 else ''} needed" if needed else ""
+    return f"Votes so far: {voted}{more}"
 
 
 def outcome_text(action):
@@ -79,25 +106,18 @@ def outcome_text(action):
     return text
 
 
-def escape(text):
-    """Slack's mrkdwn reads &, < and > as markup: what agents and people wrote is shown as written."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def send(delivery, channel):
     payload = delivery.payload
     data = payload["data"]
     key = keys.session_key(data["projectId"], data["sessionId"])
-    action = data["clientAction"]
-    summary = f"{data['agent']} asks: {action['name']} ({action['status']})"
-    blocks = blocks_for(payload, channel, key)
+    text, blocks = summary(payload), blocks_for(payload, key)
     shown = SlackMessage.objects.filter(channel=channel, session_key=key, call_id=data["callId"]).first()
-    web = client(channel)
+    web = slack_app.web_client(timeout=settings.WEBHOOK_TIMEOUT_SECONDS)
     try:
         if shown is not None:
-            web.chat_update(channel=shown.slack_channel, ts=shown.ts, text=summary, blocks=blocks)
+            web.chat_update(channel=shown.slack_channel, ts=shown.ts, text=text, blocks=blocks)
         else:
-            answer = web.chat_postMessage(channel=channel.slack_channel, text=summary, blocks=blocks)
+            answer = web.chat_postMessage(channel=channel.slack_channel, text=text, blocks=blocks)
             SlackMessage.objects.get_or_create(
                 channel=channel,
                 session_key=key,
