@@ -115,6 +115,9 @@ def check_url(url):
     """The URL, if it is an http(s) URL whose host resolves only to allowed addresses; else 400 invalid_input."""
     if not isinstance(url, str) or not url or len(url) > MAX_URL_LENGTH:
         raise InvalidInput(f"url must be an http or https URL of at most {MAX_URL_LENGTH} characters.")
+    if any(character.isspace() or not character.isprintable() for character in url):
+        # urlsplit drops some (a newline, a tab) silently, and http.client refuses the rest on every attempt.
+        raise InvalidInput("url must not contain white space or control characters.")
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname or parts.username or parts.password:
         raise InvalidInput("url must be an http or https URL without credentials.")

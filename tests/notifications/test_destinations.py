@@ -143,3 +143,19 @@ def test_the_connect_check_refuses_a_name_with_any_private_answer(settings):
     settings.WEBHOOKS_ALLOW_PRIVATE_NETWORKS = False
     with pytest.raises(destinations.RefusedDestination):
         destinations.connect(("localhost", 9), timeout=1)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://8.8.8.8/a\nb",
+        "http://8.8.8.8/a\x01b",
+        "http://8.8.8.8/a b",
+        "http://8.8.8.8/\u2028",
+        "http://8.8\t.8.8/",
+    ],
+)
+def test_a_url_with_white_space_or_control_characters_is_refused(admin_api, url):
+    message = "url must not contain white space or control characters."
+    assert_error(admin_api.post("channels", webhook_body(url)), 400, "invalid_input", message)
+    assert Channel.objects.count() == 0
