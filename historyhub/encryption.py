@@ -7,15 +7,17 @@ The keys are ``settings.FIELD_ENCRYPTION_KEYS``: the first encrypts, every one d
 putting a new one first, re-encrypting (``rotate_encryption_keys``) and dropping the old one.
 
 The prefix says a stored value is encrypted: a plain value is never taken for a token, nor a token for a
-plain value. A plain value read through the field is refused, not shown; the upgrade that brings a column
-under the field encrypts its rows with ``encrypt_column`` (and a downgrade decrypts them with
-``decrypt_column``). These work on the stored values with SQL, below the field, and take each row's value
-only if it is still the one they read, so a change made meanwhile is never overwritten.
+plain value. A value is decrypted when it is first read, not when its row is loaded, and a plain value read
+through the field is refused, not used; the upgrade that brings a column under the field encrypts its rows
+with ``encrypt_column`` (and a downgrade decrypts them with ``decrypt_column``). These work on the stored
+values with SQL, below the field, and take each row's value only if it is still the one they read, so a
+change made meanwhile is never overwritten.
 
 Nothing here imports an app: any model may use the field on any text column.
 """
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -25,6 +27,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import setting_changed
 from django.db import migrations, models, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models.query_utils import DeferredAttribute
 from django.dispatch import receiver
 
 PREFIX = "fernet:"
@@ -84,17 +87,47 @@ def reencrypt(stored: str, where: str = "a value") -> str:
         ) from None
 
 
+@dataclass(frozen=True)
+class Sealed:
+    """A value as read from the database and not yet decrypted. Not a string, so nothing takes it for the
+    secret: ``values()`` of an encrypted column gives these."""
+
+    stored: str
+
+
+class DecryptedOnRead(DeferredAttribute):
+    """The field's attribute on a model: a row is loaded without decrypting anything, and a value is decrypted
+    when it is first read. A key missing for one row's secret fails only what uses that secret (its delivery
+    records the error), never the loading of the rows beside it (an agent's write announcing an event)."""
+
+    def __get__(self, instance: Any, cls: Any = None) -> Any:
+        value = super().__get__(instance, cls)
+        if isinstance(value, Sealed):
+            value = decrypt(value.stored, f"{self.field.model._meta.db_table}.{self.field.column}")
+            instance.__dict__[self.field.attname] = value
+        return value
+
+    def __set__(self, instance: Any, value: Any) -> None:
+        instance.__dict__[self.field.attname] = value
+
+
 class EncryptedTextField(models.TextField):
     """Text that is stored encrypted and read back plain. Use it where a ``TextField`` or ``CharField`` would
     be (``max_length`` still bounds forms); lookups other than on the empty value find nothing, since each
     encryption of a value differs."""
 
-    def from_db_value(self, value: str | None, expression: Any, connection: BaseDatabaseWrapper) -> str | None:
-        if value is None:
-            return None
-        return decrypt(value, f"{self.model._meta.db_table}.{self.column}")
+    descriptor_class = DecryptedOnRead
+
+    def from_db_value(self, value: str | None, expression: Any, connection: BaseDatabaseWrapper) -> Any:
+        return Sealed(value) if value else value
+
+    def pre_save(self, model_instance: models.Model, add: bool) -> Any:
+        # A value never read is saved as it was stored, without being decrypted.
+        return model_instance.__dict__[self.attname]
 
     def get_prep_value(self, value: Any) -> Any:
+        if isinstance(value, Sealed):
+            return value.stored
         value = super().get_prep_value(value)
         if value is None:
             return None

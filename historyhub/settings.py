@@ -287,8 +287,9 @@ def development_field_encryption_key(path):
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         draft = path.with_name(f"{path.name}.{os.getpid()}")
-        draft.write_text(Fernet.generate_key().decode() + "\n")
-        draft.chmod(0o600)
+        # Readable by its owner only, from the start.
+        with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as file:
+            file.write(Fernet.generate_key().decode() + "\n")
         try:
             os.link(draft, path)
         except FileExistsError:

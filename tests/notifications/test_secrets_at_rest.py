@@ -19,7 +19,7 @@ from standardwebhooks.webhooks import Webhook
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.encryption import UnreadableValue, encrypt_column
-from historyhub.notifications.models import Channel, SlackApp
+from historyhub.notifications.models import Attempt, Channel, Delivery, SlackApp
 from historyhub.projects import administration
 from tests.notifications.conftest import EVERY_EVENT, deliver_due
 from tests.support.actors import ApiClient
@@ -146,9 +146,7 @@ def test_a_webhook_verifies_with_the_secret_shown_at_creation_before_and_after_t
 
 
 @pytest.mark.django_db
-def test_a_secret_encrypted_under_an_old_key_reads_while_that_key_is_listed_and_is_refused_once_it_is_not(
-    admin_api, receiver, settings
-):
+def test_a_secret_encrypted_under_an_old_key_reads_while_that_key_is_listed(admin_api, receiver, settings):
     old_key = settings.FIELD_ENCRYPTION_KEYS[0]
     body = {"kind": "webhook", "events": ["client_action.opened"], "url": receiver.url}
     earlier = admin_api.post("channels", {**body, "name": "earlier"}).json()
@@ -164,18 +162,43 @@ def test_a_secret_encrypted_under_an_old_key_reads_while_that_key_is_listed_and_
     channel = Channel.objects.get(pk=later["channelId"])
     assert (channel.secret, channel.previous_secret) == (rotated["secret"], later["secret"])
 
+
+@pytest.mark.django_db
+def test_a_secret_whose_key_was_dropped_fails_its_own_deliveries_only_with_a_clear_error(
+    api, session_id, admin_api, receiver, settings
+):
+    old_key = settings.FIELD_ENCRYPTION_KEYS[0]
+    body = {"kind": "webhook", "events": ["client_action.opened"], "url": receiver.url}
+    orphaned = admin_api.post("channels", {**body, "name": "orphaned"}).json()
+    new_key = Fernet.generate_key().decode()
     settings.FIELD_ENCRYPTION_KEYS = [new_key]
-    assert Channel.objects.get(pk=later["channelId"]).secret == rotated["secret"]
-    with pytest.raises(UnreadableValue) as refusal:
-        Channel.objects.get(pk=earlier["channelId"])
-    assert "notifications_channel.secret was encrypted with a key FIELD_ENCRYPTION_KEYS does not list" in str(
-        refusal.value
-    )
+    kept = admin_api.post("channels", {**body, "name": "kept"}).json()
+
+    # The agent's write that announces the event loads both channels: it is not held up.
+    open_action(api, session_id, "call-1")
+    deliver_due()
+    [request] = receiver.requests
+    verified(kept["secret"], request)
+    # The other's attempts (retried on the tests' schedule of no delays) fail, each saying why.
+    failed = Delivery.objects.get(channel_id=orphaned["channelId"])
+    assert failed.status == "failed"
+    excerpts = [attempt.excerpt for attempt in Attempt.objects.filter(delivery=failed)]
+    assert len(excerpts) == len(settings.WEBHOOK_RETRY_DELAYS) + 1
+    for excerpt in excerpts:
+        assert "notifications_channel.secret was encrypted with a key FIELD_ENCRYPTION_KEYS does not list" in excerpt
+    assert admin_api.get("channels").status_code == 200
+    with pytest.raises(UnreadableValue):
+        Channel.objects.get(pk=orphaned["channelId"]).secret  # noqa: B018 - reading it is the test
     # Rotating needs every key still in use: it says which column it cannot read, and changes nothing there.
-    unreadable = stored(earlier["channelId"])["secret"]
+    unreadable = stored(orphaned["channelId"])["secret"]
     with pytest.raises(CommandError, match="notifications_channel.secret was encrypted with a key"):
         rotate_keys()
-    assert stored(earlier["channelId"])["secret"] == unreadable
+    assert stored(orphaned["channelId"])["secret"] == unreadable
+    # The key listed again, the channel's deliveries verify with the secret it was shown.
+    settings.FIELD_ENCRYPTION_KEYS = [new_key, old_key]
+    assert admin_api.post(f"channels/{orphaned['channelId']}/deliveries/{failed.pk}/retry").status_code == 202
+    assert deliver_due() == 1
+    assert verified(orphaned["secret"], receiver.requests[1])["data"]["callId"] == "call-1"
 
 
 @pytest.mark.django_db
@@ -187,7 +210,7 @@ def test_a_value_stored_unencrypted_is_refused_when_read_and_encrypted_by_the_ro
         cursor.execute("UPDATE notifications_channel SET secret = %s", ["whsec_written-around-the-model"])
 
     with pytest.raises(UnreadableValue, match="notifications_channel.secret is stored unencrypted"):
-        Channel.objects.get(pk=created["channelId"])
+        Channel.objects.get(pk=created["channelId"]).secret  # noqa: B018 - reading it is the test
     assert "notifications.Channel.secret: 1 re-encrypted" in rotate_keys()
     assert stored(created["channelId"])["secret"].startswith("fernet:")
     assert Channel.objects.get(pk=created["channelId"]).secret == "whsec_written-around-the-model"
