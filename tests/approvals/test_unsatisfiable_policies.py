@@ -2,21 +2,28 @@
 one so; a waiting action nobody may decide any more is flagged on its card and announced once to the project's
 admins as client_action.undecidable (docs/api.md, "Who may decide: approval policies")."""
 
+import threading
+
 import pytest
 from django.contrib.auth.models import User
 from django.core import mail
+from django.db import connection, transaction
 from django.test import Client
 from django.urls import reverse
 
 from historyhub.apikeys.models import ApiKey
+from historyhub.approvals import eligibility, policies
 from historyhub.data.models import AuditEntry
+from historyhub.history.errors import DecisionNotAllowed
 from historyhub.history.models import ClientAction
 from historyhub.notifications.models import Delivery
 from historyhub.notifications.worker import Worker
+from historyhub.projects import administration
 from historyhub.projects.models import Group, Membership, Project, Role
 from tests.support.actors import ApiClient, make_member
 from tests.support.html import parse
 from tests.support.readers import assert_error
+from tests.support.waiting import until
 
 PROJECTS = ["default", "acme"]
 FOUR_EYES = {"name": "four eyes", "actions": ["pay_*"], "approverGroups": ["finance"], "requiredApprovals": 2}
@@ -330,3 +337,62 @@ def test_an_action_decidable_again_loses_its_flag(project, agent_api, admin_api,
     assert ClientAction.objects.get(call_id="p1").undecidable_at is None
     assert card_notice(project) == []
     assert Delivery.objects.filter(event=UNDECIDABLE).count() == 1
+
+
+# Two changes at once -------------------------------------------------------------------------------
+
+
+def in_thread(work):
+    """``work`` on a connection of its own, as another server worker would."""
+
+    def run():
+        try:
+            work()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread
+
+
+def waiting_for_a_lock():
+    with connection.cursor() as cursor:
+        # Inside a transaction the statistics views keep their first reading unless told to read again.
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_changes_at_once_cannot_together_break_a_policy_each_alone_leaves_whole():
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks between concurrent transactions: PostgreSQL")
+    project = Project.objects.get(pk="default")
+    group(project, "finance", [member(name, Role.APPROVER, project) for name in ("ada", "bob", "cy")])
+    policies.replace(project.pk, [four_eyes()], actor="setup")
+    outcomes = {}
+
+    def demoting(username):
+        def work():
+            try:
+                administration.set_member(project, username, Role.VIEWER, actor="tests")
+                outcomes[username] = "saved"
+            except DecisionNotAllowed:
+                outcomes[username] = "refused"
+
+        return work
+
+    # Both changes start while the project's turn is held, so each would count three people if nothing made
+    # them take turns: each alone leaves two, which is enough; together they would leave one.
+    with transaction.atomic():
+        eligibility.turn(project.pk)
+        threads = [in_thread(demoting("bob")), in_thread(demoting("cy"))]
+        until(lambda: waiting_for_a_lock() == 2, message="both changes waiting for the project's turn")
+    for thread in threads:
+        thread.join(30)
+
+    assert sorted(outcomes.values()) == ["refused", "saved"]
+    assert Membership.objects.filter(project=project, role=Role.APPROVER).count() == 2
