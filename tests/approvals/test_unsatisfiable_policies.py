@@ -3,6 +3,7 @@ one so; a waiting action nobody may decide any more is flagged on its card and a
 admins as client_action.undecidable (docs/api.md, "Who may decide: approval policies")."""
 
 import threading
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import User
@@ -12,7 +13,8 @@ from django.test import Client
 from django.urls import reverse
 
 from historyhub.apikeys.models import ApiKey
-from historyhub.approvals import eligibility, policies
+from historyhub.approvals import eligibility, escalation, policies
+from historyhub.approvals.models import Policy
 from historyhub.data.models import AuditEntry
 from historyhub.history.errors import DecisionNotAllowed
 from historyhub.history.models import ClientAction
@@ -171,6 +173,30 @@ def test_the_policies_page_refuses_it_and_says_why(project, finance):
         refused
     ).text("#policy-form")
     assert client.post(url, {**typed, "requiredApprovals": ["2"], "peopleOnly": ["on"]}).status_code == 302
+
+
+def test_the_admin_refuses_a_policy_nobody_can_satisfy(admin_client):
+    Group.objects.create(project_id="default", name="finance")
+    form = {
+        "project": "default",
+        "position": 0,
+        "name": "four eyes",
+        "agents_json": '["*"]',
+        "actions_json": '["pay_*"]',
+        "when_json": "[]",
+        "approver_groups_json": '["finance"]',
+        "escalate_to_json": "[]",
+        "required_approvals": 2,
+        "people_only": "on",
+    }
+
+    refused = admin_client.post(reverse("admin:approvals_policy_add"), form)
+
+    assert refused.status_code == 200
+    assert "The policy 'four eyes' needs 2 approvals from people, and nobody may decide under it" in parse(
+        refused
+    ).text(".errornote + ul, .errorlist.nonfield")
+    assert not Policy.objects.exists()
 
 
 # Changing who may decide -------------------------------------------------------------------------
@@ -396,3 +422,21 @@ def test_two_changes_at_once_cannot_together_break_a_policy_each_alone_leaves_wh
 
     assert sorted(outcomes.values()) == ["refused", "saved"]
     assert Membership.objects.filter(project=project, role=Role.APPROVER).count() == 2
+
+
+def test_an_escalation_to_groups_that_may_decide_lifts_the_flag(project, agent_api, admin_api, finance, admins_told):
+    group(project, "managers", [member("dee", Role.APPROVER, project), member("eve", Role.ADMIN, project)])
+    escalating = four_eyes(escalateAfterSeconds=60, escalateTo=["managers"])
+    assert admin_api.put("policies", {"items": [escalating]}).status_code == 200
+    assert agent_api.post("sessions", {"sessionId": "s1", "agent": "support"}).status_code == 201
+    open_action(agent_api, "p1", "pay_vendor")
+    bob = User.objects.get(username="bob")
+    bob.is_active = False
+    bob.save()
+    action = ClientAction.objects.get(call_id="p1")
+    assert action.undecidable_at is not None and len(card_notice(project)) == 1
+
+    assert escalation.sweep_escalations(now=action.created_at + timedelta(seconds=61)) == 1
+
+    assert ClientAction.objects.get(call_id="p1").undecidable_at is None
+    assert card_notice(project) == []
