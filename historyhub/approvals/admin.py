@@ -1,11 +1,12 @@
-"""Approval policies in the admin, for operators: each checked by the rule the API applies
-(``policies.check``), groups of its own project only. A waiting action keeps the policy it opened under."""
+"""Approval policies in the admin, for operators: each checked by the rules the API applies
+(``policies.check``; groups of its own project only, holding enough people to meet it: ``eligibility``). A waiting
+action keeps the policy it opened under."""
 
 from django import forms
 from django.contrib import admin
 from django.db import transaction
 
-from historyhub.approvals import policies
+from historyhub.approvals import eligibility, policies
 from historyhub.approvals.models import Policy
 from historyhub.history import jsonvalues
 from historyhub.history.errors import InvalidInput
@@ -48,11 +49,17 @@ class PolicyForm(forms.ModelForm):
             )
         except (ValueError, InvalidInput) as error:
             raise forms.ValidationError(getattr(error, "message", str(error))) from None
-        groups = set(checked["approverGroups"] + checked["escalateTo"])
         project = data.get("project")
+        if project is None:
+            return data  # the project field says what is missing
+        groups = set(checked["approverGroups"] + checked["escalateTo"])
         known = set(Group.objects.filter(project=project, name__in=groups).values_list("name", flat=True))
         if groups - known:
             raise forms.ValidationError(f"No group named {sorted(groups - known)[0]!r} in this project.")
+        try:
+            eligibility.refuse_unsatisfiable(project.pk, [checked])
+        except InvalidInput as error:
+            raise forms.ValidationError(error.message) from None
         return data
 
 

@@ -40,7 +40,10 @@ class PolicyOut(Schema):
     when: list[Condition]
     approverGroups: list[str] = Field(description="Empty: every approver of the project.")
     requiredApprovals: int = Field(ge=1, le=policies.MAX_REQUIRED)
-    peopleOnly: bool = Field(description="Keys may not decide, even with the decide scope.")
+    peopleOnly: bool = Field(
+        description="Keys may not decide, even with the decide scope; the groups must then hold requiredApprovals "
+        "people who may decide."
+    )
     escalateAfterSeconds: int | None
     escalateTo: list[str] = Field(description="Groups that may decide too once the action is escalated.")
 
@@ -75,7 +78,8 @@ def list_policies(request):
 
 @router.put("/policies", auth=ApiKeyAuth(Scope.ADMIN), response={200: PolicyList, **errors(403, 413)})
 def replace_policies(request, body: PolicyListIn):
-    """Replace the project's policies (admin key). A policy naming an unknown group is refused and nothing changes;
-    actions already waiting keep the policy they opened under."""
+    """Replace the project's policies (admin key). A policy naming an unknown group is refused and nothing changes,
+    and so is a people-only policy whose groups hold fewer people who may decide (approvers and admins) than its
+    requiredApprovals; actions already waiting keep the policy they opened under."""
     items = [item.model_dump() for item in body.items]
     return {"items": policies.replace(request.auth.project_id, items, actor=resolved_by(request))}

@@ -7,6 +7,7 @@ import logging
 
 from django.utils import timezone
 
+from historyhub.approvals import eligibility
 from historyhub.history.models import ClientAction, ClientActionStatus
 from historyhub.history.writes import writing
 from historyhub.notifications import Event, announce
@@ -29,6 +30,10 @@ def sweep_escalations(now=None):
                 write.discard()
                 continue
             write.change_action(action, escalated_at=now)
+            counts = eligibility.Counts(write.session.project_id)
+            if action.undecidable_at is not None and eligibility.undecidable(action, counts) is None:
+                # The groups it escalates to may decide it: it is no longer one nobody may decide.
+                write.change_action(action, undecidable_at=None)
             write.action_changed(call_id)
             escalated(action)
             escalated_count += 1

@@ -5,11 +5,12 @@ from fnmatch import fnmatchcase
 
 from django.db import transaction
 
+from historyhub.approvals import eligibility
 from historyhub.approvals.models import Policy
 from historyhub.data import audit
 from historyhub.history import jsonvalues, validation
 from historyhub.history.errors import InvalidInput
-from historyhub.projects.models import Group, Project
+from historyhub.projects.models import Group
 
 OPERATORS = ("eq", "ne", "gt", "gte", "lt", "lte", "in")
 MAX_POLICIES = 100
@@ -33,7 +34,9 @@ def listing(project):
 
 def replace(project, items, *, actor):
     """Replace the policies of ``project`` (its id) with ``items``, in order, as ``actor``; all or nothing, and
-    recorded in the audit log. Actions already waiting keep the policy they opened under."""
+    recorded in the audit log. A people-only policy fewer people may decide under than it needs is refused
+    (``eligibility``). Actions already waiting keep the policy they opened under; they are reviewed for one
+    nobody may decide any more."""
     if not isinstance(items, list) or len(items) > MAX_POLICIES:
         raise InvalidInput(f"items must be a list of at most {MAX_POLICIES} policies.")
     checked = [check(item, f"items[{index}]") for index, item in enumerate(items)]
@@ -50,6 +53,7 @@ def replace(project, items, *, actor):
         unknown = sorted(named_groups - known)
         if unknown:
             raise InvalidInput(f"No group named {unknown[0]!r} in this project.")
+        eligibility.refuse_unsatisfiable(project, checked)
         Policy.objects.filter(project=project).delete()
         Policy.objects.bulk_create(
             Policy(
@@ -71,8 +75,10 @@ def replace(project, items, *, actor):
 
 
 def recorded(project, actor):
-    """The audit row of a change of ``project``'s policies, holding the list as it now is (in the change's
-    transaction: the API, the page and the admin all end here); the list."""
+    """What follows a change of ``project``'s policies, in its transaction (the API, the page and the admin all
+    end here): the waiting actions are reviewed for one nobody may decide any more (``eligibility.review``), and
+    the audit row holds the list as it now is; the list."""
+    eligibility.review(project)
     items = listing(project)
     audit.record(project, actor, audit.Action.POLICIES_SET, ", ".join(item["name"] for item in items), items=items)
     return items
@@ -88,8 +94,9 @@ def edit(project, change, *, actor):
 
 
 def lock(project):
-    """The turn of a change to ``project``'s (its id) policies or to the groups they name."""
-    Project.objects.select_for_update().get(pk=project)
+    """The turn of a change to ``project``'s (its id) policies or to the groups they name: the one every change of
+    who may decide takes (``eligibility.turn``)."""
+    eligibility.turn(project)
 
 
 def _groups_named(policy):

@@ -13,7 +13,7 @@ from django.db.models import Max
 from django.urls import reverse
 from django.utils import timezone
 
-from historyhub.approvals import deciders, votes
+from historyhub.approvals import deciders, eligibility, votes
 from historyhub.approvals.decisions import Decision, buttons_for
 from historyhub.dashboard import hidden_characters, json_preview
 from historyhub.dashboard.forms import DecisionForm
@@ -303,7 +303,8 @@ def choices_view(action):
 
 
 def votes_view(action):
-    """What a card says of the votes so far ("1 of 2 approvals: ada, 14:02") and who may still decide."""
+    """What a card says of the votes so far ("1 of 2 approvals: ada, 14:02"), who may still decide, and, when
+    nobody may any more, why."""
     policy = action.policy
     approvals = [vote for vote in action.votes.all() if vote.decision == Decision.APPROVE]
     required = votes.required(action)
@@ -320,6 +321,7 @@ def votes_view(action):
             f"Members of {', '.join(groups)} may decide" if groups else "Any approver of the project may decide"
         )
         + (" (people only, no API keys)." if policy and policy["peopleOnly"] else "."),
+        "undecidable": eligibility.reason(action),
     }
 
 

@@ -343,6 +343,11 @@ class ClientAction(models.Model):
         null=True, blank=True, help_text="When the sweep escalates it, if it still waits (its policy says)."
     )
     escalated_at = models.DateTimeField(null=True, blank=True)
+    undecidable_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Since when nobody may decide it any more under its policy (approvals.eligibility).",
+    )
     output_json = models.TextField(null=True, blank=True)
     is_error = models.BooleanField(null=True, blank=True)
     epoch = models.IntegerField(default=0)

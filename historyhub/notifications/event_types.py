@@ -10,3 +10,4 @@ class Event(models.TextChoices):
     DECIDED = "client_action.decided"
     EXPIRED = "client_action.expired"
     COMPLETED = "client_action.completed"
+    UNDECIDABLE = "client_action.undecidable"

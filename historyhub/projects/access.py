@@ -1,6 +1,9 @@
 """Who may do what in a project: a person's role there (superusers are admins of every project), in one place
 (docs/projects.md, "People and roles")."""
 
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+
 from historyhub.projects.models import ROLE_GRANTS, Membership, Project, Role
 
 
@@ -12,6 +15,16 @@ def role_of(user, project_id):
         return Role.ADMIN
     role = Membership.objects.filter(user=user, project_id=project_id).values_list("role", flat=True).first()
     return Role(role) if role is not None else None
+
+
+def people_granted(project_id, needed):
+    """The people whose role in the project allows what ``needed`` (a Role) allows: ``role_of`` for everyone at
+    once (active people only; every active superuser, an admin of every project)."""
+    roles = [role for role, granted in ROLE_GRANTS.items() if needed in granted]
+    members = Q(pk__in=Membership.objects.filter(project_id=project_id, role__in=roles).values("user_id"))
+    if Role.ADMIN in roles:
+        members |= Q(is_superuser=True)
+    return get_user_model().objects.filter(members, is_active=True)
 
 
 def project_and_role(user, project_id):

@@ -6,11 +6,12 @@ project admins do the same on their project's settings page.
 """
 
 from django import forms
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.http import HttpResponseRedirect
 
 from historyhub.approvals import policies
 from historyhub.history import validation
-from historyhub.history.errors import InvalidInput
+from historyhub.history.errors import DecisionNotAllowed, InvalidInput
 from historyhub.projects import administration
 from historyhub.projects.models import Group, Membership, Project
 
@@ -44,8 +45,21 @@ def _checked(check, value, *args):
         raise forms.ValidationError(error.message) from None
 
 
+class RefusedChangesShown:
+    """A change of members, roles or groups that would leave a policy nobody can satisfy is refused by
+    administration as it is saved (``eligibility.keeping_policies``): the admin's transaction rolls back whole, and
+    the page comes back with the refusal, naming the policy."""
+
+    def changeform_view(self, request, *args, **kwargs):
+        try:
+            return super().changeform_view(request, *args, **kwargs)
+        except DecisionNotAllowed as refusal:
+            self.message_user(request, refusal.message, messages.ERROR)
+            return HttpResponseRedirect(request.get_full_path())
+
+
 @admin.register(Project)
-class ProjectAdmin(admin.ModelAdmin):
+class ProjectAdmin(RefusedChangesShown, admin.ModelAdmin):
     form = ProjectForm
     list_display = ("id", "name", "retention_days", "created_at")
     search_fields = ("id", "name")
@@ -110,7 +124,7 @@ class GroupForm(forms.ModelForm):
 
 
 @admin.register(Group)
-class GroupAdmin(admin.ModelAdmin):
+class GroupAdmin(RefusedChangesShown, admin.ModelAdmin):
     form = GroupForm
     list_display = ("name", "project")
     list_filter = ("project",)

@@ -2,17 +2,18 @@
 
 The settings page, the admin and the API (with an admin key) all change a project through these functions,
 so each rule is checked in one place; each change is recorded in the audit log here, in its transaction, as
-``actor``'s (a person's username or "api key: <name>"; docs/data.md).
+``actor``'s (a person's username or "api key: <name>"; docs/data.md). A change of members, roles or groups runs
+inside ``eligibility.keeping_policies``, which refuses it when it would leave a policy nobody can satisfy.
 """
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from historyhub.apikeys.models import ApiKey, parse_scopes
-from historyhub.approvals import policies
+from historyhub.approvals import eligibility, policies
 from historyhub.data import audit
 from historyhub.history import validation
-from historyhub.history.errors import InvalidInput, NotFound
+from historyhub.history.errors import DecisionNotAllowed, InvalidInput, NotFound
 from historyhub.projects.models import Group, Membership, Project, Role
 
 UNCHANGED = object()
@@ -83,7 +84,7 @@ def person(username):
 def set_member(project, username, role, *, actor):
     """Make the person a member with ``role``, or change their role."""
     role = validation.choice(role, Role.values, "role")
-    with transaction.atomic():
+    with eligibility.keeping_policies(project.pk):
         membership, _ = Membership.objects.update_or_create(
             project=project, user=person(username), defaults={"role": role}
         )
@@ -94,7 +95,7 @@ def set_member(project, username, role, *, actor):
 def remove_member(project, username, *, actor):
     """The person leaves the project and its groups."""
     user = person(username)
-    with transaction.atomic():
+    with eligibility.keeping_policies(project.pk):
         audit.record(project.pk, actor, audit.Action.MEMBER_REMOVED, username)
         if not Membership.objects.filter(project=project, user=user).delete()[0]:
             raise NotFound(f"{username!r} is not a member of this project.")
@@ -128,7 +129,7 @@ def put_group(project, name, usernames, *, actor):
     unknown = sorted(wanted - {user.username for user in people})
     if unknown:
         raise InvalidInput(f"{unknown[0]!r} is not a member of this project.")
-    with transaction.atomic():
+    with eligibility.keeping_policies(project.pk):
         group, _ = Group.objects.get_or_create(project=project, name=name)
         group.members.set(people)
         audit.record(project.pk, actor, audit.Action.GROUP_SET, name, members=sorted(wanted))
@@ -137,11 +138,10 @@ def put_group(project, name, usernames, *, actor):
 
 def delete_group(project, name, *, actor):
     """Delete the group, unless a policy names it: an action under that policy could then be decided by nobody."""
-    with transaction.atomic():
-        policies.lock(project.pk)
+    with eligibility.keeping_policies(project.pk):
         naming = policies.naming(project.pk, name)
         if naming:
-            raise InvalidInput(f"The policy {naming[0]!r} names the group {name!r}; change the policy first.")
+            raise DecisionNotAllowed(f"The policy {naming[0]!r} names the group {name!r}; change the policy first.")
         if not Group.objects.filter(project=project, name=name).delete()[0]:
             raise NotFound(f"There is no group {name!r} in this project.")
         audit.record(project.pk, actor, audit.Action.GROUP_DELETED, name)

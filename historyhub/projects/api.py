@@ -79,13 +79,15 @@ def list_groups(request):
     return {"items": list(administration.groups(request.auth.project))}
 
 
-@router.put("/groups/{name}", auth=ADMIN, response={200: GroupOut, **errors(403, 413)})
+@router.put("/groups/{name}", auth=ADMIN, response={200: GroupOut, **errors(403, 409, 413)})
 def put_group(request, name: GroupName, body: GroupIn):
-    """Create the group, or replace its members; an unknown username changes nothing (400)."""
+    """Create the group, or replace its members; an unknown username changes nothing (400), and so does a change
+    that would leave a people-only policy with fewer people who may decide than it needs (409)."""
     return administration.put_group(request.auth.project, name, body.members, actor=resolved_by(request))
 
 
-@router.delete("/groups/{name}", auth=ADMIN, response={204: None, **errors(403, 404)})
+@router.delete("/groups/{name}", auth=ADMIN, response={204: None, **errors(403, 404, 409)})
 def delete_group(request, name: GroupName):
+    """Delete the group; one a policy names stays (409, naming the policy)."""
     administration.delete_group(request.auth.project, name, actor=resolved_by(request))
     return Status(204, None)

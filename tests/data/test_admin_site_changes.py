@@ -99,9 +99,9 @@ def test_the_admin_site_names_the_policy_and_deletes_nothing(operator, named_by_
 
 def test_the_api_refuses_to_delete_a_group_a_policy_names(project, named_by_a_policy, admin_api):
     response = admin_api.delete("groups/finance")
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["error"] == {
-        "code": "invalid_input",
+        "code": "decision_not_allowed",
         "message": "The policy 'big refunds' names the group 'finance'; change the policy first.",
     }
     assert Group.objects.filter(name="finance").exists() and not recorded("group.deleted")

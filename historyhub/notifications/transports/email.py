@@ -1,8 +1,10 @@
 """Email to the people who may decide the action (docs/notifications.md, "Email").
 
 Who they are is the decider rule's answer (``approvals.deciders``), asked of every approver and admin of the
-project, so a policy's groups narrow it exactly as they narrow the dashboard's buttons. Each person's own
-preference (``NotificationSettings``) says whether they get it now, in their hourly digest (``digests``), or not.
+project, so a policy's groups narrow it exactly as they narrow the dashboard's buttons. An action nobody may
+decide any more (``client_action.undecidable``) goes to the project's admins instead, who can change that. Each
+person's own preference (``NotificationSettings``) says whether they get it now, in their hourly digest
+(``digests``), or not.
 The mail links to the action on the dashboard and never carries a link that decides by itself.
 """
 
@@ -17,9 +19,10 @@ from historyhub.approvals.deciders import Decider
 from historyhub.history import previews
 from historyhub.history.models import ClientAction
 from historyhub.notifications import digests
+from historyhub.notifications.event_types import Event
 from historyhub.notifications.models import EmailPreference
 from historyhub.notifications.transports import Outcome
-from historyhub.projects import keys
+from historyhub.projects import access, keys
 from historyhub.projects.models import Role
 
 ARGUMENTS_PREVIEW_CHARACTERS = 4000
@@ -35,12 +38,16 @@ SUBJECTS = {
     "client_action.decided": "was decided",
     "client_action.expired": "expired unanswered",
     "client_action.completed": "completed",
+    "client_action.undecidable": "can no longer be decided by anyone",
 }
 
 
-def recipients(action, project_id, preference):
-    """The active people with an email address (one a header can carry) who may decide ``action`` and chose
-    ``preference``."""
+def recipients(action, project_id, preference, event):
+    """The active people with an email address (one a header can carry) who may decide ``action`` (the project's
+    admins, for an action nobody may decide any more) and chose ``preference``."""
+    if event == Event.UNDECIDABLE:
+        people = access.people_granted(project_id, Role.ADMIN).exclude(email="").order_by("username")
+        return [person for person in _preferring(people, preference) if mailable(person.email)]
     people = (
         get_user_model()
         .objects.filter(
@@ -51,16 +58,19 @@ def recipients(action, project_id, preference):
         .exclude(email="")
         .order_by("username")
     )
-    if preference == EmailPreference.EVERY_EVENT:
-        # Nobody chose yet: every event, the default.
-        people = people.filter(Q(notification_settings__isnull=True) | Q(notification_settings__email=preference))
-    else:
-        people = people.filter(notification_settings__email=preference)
+    people = _preferring(people, preference)
     return [
         person
         for person in people
         if mailable(person.email) and Decider.person(person).reason_not_to_decide(action) is None
     ]
+
+
+def _preferring(people, preference):
+    if preference == EmailPreference.EVERY_EVENT:
+        # Nobody chose yet: every event, the default.
+        return people.filter(Q(notification_settings__isnull=True) | Q(notification_settings__email=preference))
+    return people.filter(notification_settings__email=preference)
 
 
 def message_for(payload):
@@ -96,10 +106,11 @@ def send(delivery, channel):
     if action is None:
         # The session was deleted since: nobody is left to decide, which is not a failure.
         return Outcome(True, excerpt="The action no longer exists; nobody was mailed.")
-    digests.gather(recipients(action, data["projectId"], EmailPreference.HOURLY_DIGEST), delivery)
-    people = recipients(action, data["projectId"], EmailPreference.EVERY_EVENT)
+    event = payload["type"]
+    digests.gather(recipients(action, data["projectId"], EmailPreference.HOURLY_DIGEST, event), delivery)
+    people = recipients(action, data["projectId"], EmailPreference.EVERY_EVENT, event)
     if not people:
-        return Outcome(True, excerpt="Nobody who may decide it wants mail for every event.")
+        return Outcome(True, excerpt="Nobody it goes to wants mail for every event.")
     subject, text, html = message_for(payload)
     with get_connection() as smtp:
         for person in people:
