@@ -79,12 +79,14 @@ def cast(action, decider, outcome, now, policy=deciders.OWN):
 
 
 def approvals_for(action, arguments):
-    """How many distinct deciders who may still decide voted to approve exactly these arguments."""
+    """How many distinct deciders who may still decide voted to approve exactly these arguments, now (inside a
+    decision: the judgement is not kept, the action's answer judges its votes as they then stand)."""
     approves = [
         vote
         for vote in judged(action, fresh=True)
         if vote.decision == Decision.APPROVE and vote.why is None and jsonvalues.equal(vote.arguments, arguments)
     ]
+    del action._judged_votes
     return len(approves)
 
 

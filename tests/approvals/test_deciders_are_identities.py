@@ -15,7 +15,7 @@ from django.urls import reverse
 from historyhub.apikeys.models import ApiKey
 from historyhub.approvals.models import Vote
 from historyhub.history.models import ClientAction
-from historyhub.projects.models import Project, Role
+from historyhub.projects.models import Group, Project, Role
 from tests.support.actors import ApiClient, logged_in, make_member, post
 from tests.support.html import parse
 from tests.support.readers import assert_error
@@ -254,3 +254,23 @@ def test_the_list_of_actions_judges_the_votes_too(acme):
 
     listed = acme["agent"].get("client-actions", status="waiting").json()["items"]
     assert [(item["approvalsNeeded"], item["votes"][0]["counts"]) for item in listed] == [(2, False)]
+
+
+def test_a_superuser_may_be_a_member_of_any_projects_groups_and_a_deactivated_one_may_not(acme):
+    User.objects.create_superuser("root", password="root-password-1")
+    User.objects.create_superuser("gone", password="gone-password-1", is_active=False)
+
+    assert acme["admin"].put("groups/audit", {"members": ["root"]}).json() == {"name": "audit", "members": ["root"]}
+    refused = acme["admin"].put("groups/audit", {"members": ["root", "gone"]})
+    assert_error(refused, 400, "invalid_input", "'gone' is not a member of this project.")
+
+    operator = logged_in(User.objects.get(username="root"))
+    added = operator.post(
+        "/admin/projects/group/add/",
+        {"project": PROJECT, "name": "legal", "members": [User.objects.get(username="root").pk]},
+        headers={"X-CSRFToken": csrf_of_admin(operator)},
+    )
+    assert added.status_code == 302, parse(added).text(".errornote, .errorlist")
+    assert list(Group.objects.get(project_id=PROJECT, name="legal").members.values_list("username", flat=True)) == [
+        "root"
+    ]
