@@ -4,6 +4,7 @@ the admin) and keys (one they made on the settings page) they hold; a key an ope
 by someone who left the policy's groups, lost the approver role or was deactivated, or by a key since revoked, no
 longer counts, and the card strikes it through with why. Mostly in a project other than ``default``."""
 
+from datetime import timedelta
 from io import StringIO
 
 import pytest
@@ -13,7 +14,9 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 
 from historyhub.apikeys.models import ApiKey
+from historyhub.approvals import escalation
 from historyhub.approvals.models import Vote
+from historyhub.history.dialects.base import parse_timestamp
 from historyhub.history.models import ClientAction
 from historyhub.projects.models import Group, Project, Role
 from tests.support.actors import ApiClient, logged_in, make_member, post
@@ -274,3 +277,24 @@ def test_a_superuser_may_be_a_member_of_any_projects_groups_and_a_deactivated_on
     assert list(Group.objects.get(project_id=PROJECT, name="legal").members.values_list("username", flat=True)) == [
         "root"
     ]
+
+
+def test_once_escalated_a_vote_by_a_member_of_the_escalation_group_counts_while_they_stay_in_it(acme):
+    admin, agent = acme["admin"], acme["agent"]
+    assert admin.put("groups/support", {"members": ["cy"]}).status_code == 200
+    escalating = {**TWO_FROM_FINANCE, "escalateAfterSeconds": 60, "escalateTo": ["support"]}
+    assert admin.put("policies", {"items": [escalating]}).status_code == 200
+    body = {"callId": "r2", "name": "issue_refund", "arguments": {"amount": 900}}
+    opened = agent.post(f"sessions/{SESSION}/client-actions", body).json()
+    assert escalation.sweep_escalations(now=parse_timestamp(opened["createdAt"]) + timedelta(seconds=61)) == 1
+    url = reverse("dashboard:decide_action", args=[PROJECT, SESSION, "r2"])
+    assert post(logged_in(acme["people"]["cy"]), url, {"decision": "approve"}, project=PROJECT).status_code == 302
+    assert agent.get(f"sessions/{SESSION}/client-actions/r2").json()["approvalsNeeded"] == 1
+
+    assert admin.put("groups/support", {"members": []}).status_code == 200
+
+    vote = agent.get(f"sessions/{SESSION}/client-actions/r2").json()["votes"][0]
+    assert (vote["counts"], vote["why"]) == (
+        False,
+        'The policy "Two from finance" lets only members of finance, support decide this action.',
+    )
