@@ -3,6 +3,7 @@
 import hashlib
 import secrets
 
+from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
@@ -61,6 +62,17 @@ class ApiKey(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    # A key a person made on the settings page decides as them; one an operator made (createapikey, the admin)
+    # counts as itself (docs/api.md, "A decider is a person or a key").
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        editable=False,
+        help_text="The person who made it on the project's settings page; empty for an operator's key.",
+    )
 
     objects = ApiKeyQuerySet.as_manager()
 
@@ -71,8 +83,9 @@ class ApiKey(models.Model):
         return f"{self.name} ({self.prefix}…)"
 
     @classmethod
-    def issue(cls, name, scopes=(Scope.WRITE,), project=DEFAULT_PROJECT):
-        """Create a key of ``project`` (a Project or its id); returns (api_key, the key in clear, never stored)."""
+    def issue(cls, name, scopes=(Scope.WRITE,), project=DEFAULT_PROJECT, created_by=None):
+        """Create a key of ``project`` (a Project or its id), made by the person ``created_by`` or by an operator
+        (None); returns (api_key, the key in clear, never stored)."""
         if isinstance(scopes, str):
             scopes = parse_scopes(scopes)
         key = KEY_PREFIX + secrets.token_urlsafe(32)
@@ -82,6 +95,7 @@ class ApiKey(models.Model):
             scopes=",".join(scopes),
             prefix=key[:10],
             key_hash=hash_key(key),
+            created_by=created_by,
         )
         return api_key, key
 

@@ -2,15 +2,25 @@
 
 The API, the dashboard and the admin make a ``Decider`` for whoever asks and
 hand it to ``client_actions.decide``, which asks ``check`` here with the action
-locked; the pages ask ``reason_not_to_decide`` to show or hide the buttons.
-Nothing else decides whether a decision is allowed. The action's policy is the
-one copied onto it when it opened (``ClientAction.policy``): a later edit of the
-project's policies changes nothing here.
+locked; the pages ask ``reason_not_to_decide`` to show or hide the buttons, and
+counting asks it again of every vote (``why_not_counted``): a vote counts while
+its decider may decide. Nothing else decides whether a decision is allowed.
+
+The policy a decision is judged under is the action's own, copied onto it when
+it opened (``ClientAction.policy``: a later edit of the project's policies
+changes nothing for it), except for an approve with edited arguments: those are
+judged under the policy that governs them, as if the agent had asked for them
+(``policy_for``).
 """
 
 from dataclasses import dataclass, field
 
-from historyhub.apikeys.models import Scope
+from django.contrib.auth import get_user_model
+
+from historyhub.apikeys.models import ApiKey, Scope
+from historyhub.approvals import policies
+from historyhub.approvals.models import Via
+from historyhub.history import jsonvalues
 from historyhub.history.errors import Forbidden, SessionNotFound
 from historyhub.projects import access, keys
 from historyhub.projects.models import Group, Role
@@ -18,48 +28,70 @@ from historyhub.projects.models import Group, Role
 OPENER_MESSAGE = "The key that opened this action cannot decide it."
 ROLE_MESSAGE = "Deciding client actions needs the approver or admin role in this project; ask one of its admins."
 PEOPLE_ONLY_MESSAGE = "Only people may decide this action."
+SCOPE_MESSAGE = "Deciding client actions needs an API key with the decide scope."
+REVOKED_MESSAGE = "The key was revoked."
+DEACTIVATED_MESSAGE = "The person's account was deactivated."
+UNKNOWN_MESSAGE = "Its decider is not a person or key of this installation (a deleted one, or an imported vote)."
+# The policy the action opened under, whatever the arguments (the default of the rule's ``policy``).
+OWN = object()
 
 
 @dataclass(frozen=True)
 class Decider:
     """A person (``user``) or an API key (``api_key``); ``name`` is how a decision of theirs is recorded, and
     ``via`` the channel it came through (``dashboard``, ``slack``, ``email``, ``api``, ``admin``): the same
-    person is one decider whatever the channel."""
+    person is one decider whatever the channel, and a key a person made on the settings page decides as them
+    (``identity``)."""
 
     name: str
     user: object = None
     api_key: object = None
-    via: str = "dashboard"
+    via: str = Via.DASHBOARD
     # A person's role and groups in a project, looked up once: a page asking about fifty actions asks the
     # database twice, not a hundred times. A decider lives for one request.
     _looked_up: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @classmethod
-    def person(cls, user, via="dashboard"):
+    def person(cls, user, via=Via.DASHBOARD):
         return cls(name=user.get_username(), user=user, via=via)
 
     @classmethod
-    def key(cls, api_key, via="api"):
+    def key(cls, api_key, via=Via.API):
         return cls(name=f"api key: {api_key.name}", api_key=api_key, via=via)
 
-    def reason_not_to_decide(self, action):
-        """Why this decider may not decide ``action``, or None when they may."""
+    @property
+    def identity(self):
+        """Who the decider is, as a vote records it: (the person, None), the person a key's maker is
+        (maker, key), or (None, key) for a key an operator made."""
+        if self.api_key is None:
+            return self.user, None
+        return self.api_key.created_by, self.api_key
+
+    def reason_not_to_decide(self, action, policy=OWN):
+        """Why this decider may not decide ``action`` under ``policy`` (by default its own; ``policy_for`` gives
+        the one that governs edited arguments), or None when they may."""
         project = keys.project_of(action.session_id)
-        policy = action.policy
+        own = policy is OWN
+        policy = action.policy if own else policy
         if self.api_key is not None:
+            if self.api_key.is_revoked:
+                return REVOKED_MESSAGE
             if not self.api_key.allows(Scope.DECIDE):
-                return "Deciding client actions needs an API key with the decide scope."
+                return SCOPE_MESSAGE
             if action.opened_by_key_id == self.api_key.pk:
                 return OPENER_MESSAGE
             if policy is not None and policy["peopleOnly"]:
                 return PEOPLE_ONLY_MESSAGE
             return None
+        if not self.user.is_active:
+            return DEACTIVATED_MESSAGE
         role = self._once(("role", project), lambda: access.role_of(self.user, project))
         if not access.grants(role, Role.APPROVER):
             return ROLE_MESSAGE
-        groups = deciding_groups(action)
+        groups = deciding_groups(action, policy)
         if groups and not self._once(("groups", project), lambda: self._groups_in(project)).intersection(groups):
-            return f'The policy "{policy["name"]}" lets only members of {", ".join(groups)} decide this action.'
+            what = "this action" if own else "these arguments"
+            return f'The policy "{policy["name"]}" lets only members of {", ".join(groups)} decide {what}.'
         return None
 
     def _once(self, key, look_up):
@@ -70,11 +102,18 @@ class Decider:
     def _groups_in(self, project):
         return set(Group.objects.filter(project=project, members=self.user).values_list("name", flat=True))
 
+    def knowing(self, project, role, groups):
+        """The decider with the person's role and groups in ``project`` already looked up (``voters``)."""
+        self._looked_up[("role", project)] = role
+        self._looked_up[("groups", project)] = groups
+        return self
 
-def deciding_groups(action):
-    """The groups whose members may decide the action, or () when every approver may: its policy's approver
-    groups, and once the sweep escalated it, the groups it escalates to."""
-    policy = action.policy
+
+def deciding_groups(action, policy=OWN):
+    """The groups whose members may decide the action under ``policy`` (by default its own), or () when every
+    approver may: the policy's approver groups, and once the sweep escalated the action, the groups it escalates
+    to."""
+    policy = action.policy if policy is OWN else policy
     if policy is None or not policy["approverGroups"]:
         return ()
     groups = list(policy["approverGroups"])
@@ -83,12 +122,81 @@ def deciding_groups(action):
     return tuple(groups)
 
 
-def check(decider, action):
-    """Raise ``Forbidden`` unless ``decider`` may decide ``action``."""
+def check(decider, action, policy=OWN):
+    """Raise ``Forbidden`` unless ``decider`` may decide ``action`` under ``policy`` (by default its own)."""
     project = keys.project_of(action.session_id)
     if decider.api_key is not None and decider.api_key.project_id != project:
         # The API scopes every key to its project; an action of another project does not exist for it.
         raise SessionNotFound(action.session_id)
-    reason = decider.reason_not_to_decide(action)
+    reason = decider.reason_not_to_decide(action, policy)
     if reason is not None:
         raise Forbidden(reason)
+
+
+# Edited arguments ---------------------------------------------------------------------
+
+
+def policy_for(action, arguments, listing=None):
+    """The policy that governs ``arguments`` of ``action`` (docs/api.md, "Edited arguments are governed as if they
+    had been asked for"): the action's own for the arguments it asked with (or none given), else the first of the
+    project's policies matching the session's agent, the action's name and these arguments; the action's own copy
+    when that is the same policy, so an edit that stays under it behaves as any other vote. ``OWN`` stands for the
+    action's own; ``listing`` is the project's policies, when the caller read them already."""
+    if arguments is None or jsonvalues.equal(arguments, action.arguments):
+        return OWN
+    project = keys.project_of(action.session_id)
+    if listing is None:
+        listing = policies.listing(project)
+    found = next(
+        (policy for policy in listing if policies.matches(policy, action.session.agent, action.name, arguments)), None
+    )
+    own = action.policy
+    if (found is None and own is None) or (found is not None and own is not None and found["name"] == own["name"]):
+        return OWN
+    return found
+
+
+def resolved(action, policy):
+    """The policy itself, for ``OWN`` the action's."""
+    return action.policy if policy is OWN else policy
+
+
+# Counting -----------------------------------------------------------------------------
+
+
+def why_not_counted(vote, action, policy, voters):
+    """Why ``vote`` no longer counts toward ``action`` under ``policy`` (``policy_for`` what it voted for), or
+    None while its decider may still decide: the one rule above, asked again when the votes are counted.
+    ``voters`` (from ``voters``) holds the deciders, looked up together."""
+    decider = voters.get(_identity_of(vote))
+    if decider is None:
+        return UNKNOWN_MESSAGE
+    return decider.reason_not_to_decide(action, policy)
+
+
+def _identity_of(vote):
+    return ("key", vote.api_key_id) if vote.api_key_id is not None else ("person", vote.user_id)
+
+
+def voters(votes, project):
+    """The deciders behind ``votes`` of ``project``, by vote identity, with their keys, people, roles and groups
+    looked up in four queries whatever their number. A vote made with a key is judged as that key (its scope and
+    whether it was revoked), a person's as that person (active, their role and groups)."""
+    key_ids = {vote.api_key_id for vote in votes if vote.api_key_id is not None}
+    user_ids = {vote.user_id for vote in votes if vote.api_key_id is None and vote.user_id is not None}
+    found = {}
+    if key_ids:
+        for api_key in ApiKey.objects.filter(pk__in=key_ids):
+            found[("key", api_key.pk)] = Decider.key(api_key)
+    if user_ids:
+        people = list(get_user_model().objects.filter(pk__in=user_ids))
+        roles = access.roles_of(people, project)
+        groups = {}
+        for user_id, name in Group.objects.filter(project_id=project, members__in=user_ids).values_list(
+            "members", "name"
+        ):
+            groups.setdefault(user_id, set()).add(name)
+        for person in people:
+            decider = Decider.person(person).knowing(project, roles.get(person.pk), groups.get(person.pk, set()))
+            found[("person", person.pk)] = decider
+    return found

@@ -49,14 +49,42 @@ class Policy(models.Model):
         }
 
 
+class Via(models.TextChoices):
+    """The channel a decision came through; the decider is the same person whatever it is."""
+
+    DASHBOARD = "dashboard", "Dashboard"
+    SLACK = "slack", "Slack"
+    EMAIL = "email", "Email"
+    API = "api", "API"
+    ADMIN = "admin", "Admin"
+
+
 class Vote(models.Model):
-    """One decider's vote on one action: the audit of who decided what, when, with which arguments. A decider
-    votes once (the constraint settles two requests of theirs racing)."""
+    """One decider's vote on one action: the audit of who decided what, when, with which arguments.
+
+    The decider is an identity, never the label ``by``: a person (``user``), or a key (``api_key``) that no person
+    made. A key a person made on the settings page votes as that person (``user`` is its maker, ``api_key`` the
+    key). A decider votes once per action, whatever the channel (``via``): the two constraints settle two requests
+    of theirs racing, one on people and one on keys that count as themselves."""
 
     action = models.ForeignKey("history.ClientAction", on_delete=models.CASCADE, related_name="votes")
-    by = models.CharField(max_length=200, help_text="As resolvedBy names a decider.")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
-    api_key = models.ForeignKey("apikeys.ApiKey", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    by = models.CharField(max_length=200, help_text="As resolvedBy names a decider: a display label.")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        help_text="The person who decided: directly, or through a key they made.",
+    )
+    api_key = models.ForeignKey(
+        "apikeys.ApiKey",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="The key the decision came with, if any.",
+    )
+    via = models.CharField(max_length=16, choices=Via.choices, help_text="The channel the decision came through.")
     decision = models.CharField(max_length=16)
     arguments_json = models.TextField(null=True, blank=True, help_text="The arguments an approve votes for.")
     comment = models.TextField(blank=True, default="")
@@ -64,7 +92,16 @@ class Vote(models.Model):
     at = models.DateTimeField()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["action", "by"], name="vote_once_per_decider")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["action", "user"], condition=models.Q(user__isnull=False), name="vote_once_per_person"
+            ),
+            models.UniqueConstraint(
+                fields=["action", "api_key"],
+                condition=models.Q(user__isnull=True, api_key__isnull=False),
+                name="vote_once_per_key",
+            ),
+        ]
         ordering = ["at", "pk"]
 
     def __str__(self):

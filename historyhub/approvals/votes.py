@@ -1,17 +1,25 @@
-"""Votes: every decision a decider makes on an action is kept with it (who, when, what, with which arguments),
-and several approvers count here (docs/api.md, "Several approvers").
+"""Votes: every decision a decider makes on an action is kept with it (who, through what, when, what, with which
+arguments), and several approvers count here (docs/api.md, "Several approvers").
 
-``cast`` runs inside the session's write, which holds the session's row lock (``history.writes``): two
-deciders voting at the same moment are serialised by the database, so no vote is lost and no action is
-approved with one approval too few.
+A vote belongs to an identity, never to a label: a person (whatever the channel, and through any key they made) or a
+key no person made. ``cast`` runs inside the session's write, which holds the session's row lock
+(``history.writes``): two deciders voting at the same moment are serialised by the database, so no vote is lost and
+no action is approved with one approval too few; the database's constraints on the identities settle one decider's
+two requests racing.
+
+Counting asks the deciders' rule again (``deciders.why_not_counted``): a vote counts while its decider may still
+decide, under the policy that governs the arguments it voted for (``deciders.policy_for``). ``judge`` asks it for
+the votes of many actions at once, so a page of cards costs the queries of one.
 """
 
 from enum import Enum
 
+from historyhub.approvals import deciders, policies
 from historyhub.approvals.decisions import Decision
 from historyhub.approvals.models import Vote
 from historyhub.history import jsonvalues
 from historyhub.history.errors import DecisionNotAllowed
+from historyhub.projects import keys
 
 ALREADY_DECIDED = "You have already decided on this action."
 
@@ -22,15 +30,25 @@ class Cast(Enum):
     FINAL = "final"  # the vote decides the action
 
 
-def required(action):
-    policy = action.policy
+def required(action, policy=deciders.OWN):
+    """How many approvals ``policy`` (by default the action's own) asks for; one without a policy."""
+    policy = deciders.resolved(action, policy)
     return policy["requiredApprovals"] if policy is not None else 1
 
 
-def cast(action, decider, outcome, now):
-    """Record ``decider``'s vote (``outcome`` as ``client_actions.decide`` makes it) on a waiting action."""
+def previous_vote(action, decider):
+    """The vote ``decider`` cast on ``action`` already, through whatever channel or key of theirs, or None."""
+    user, api_key = decider.identity
+    if user is not None:
+        return Vote.objects.filter(action=action, user=user).first()
+    return Vote.objects.filter(action=action, user__isnull=True, api_key=api_key).first()
+
+
+def cast(action, decider, outcome, now, policy=deciders.OWN):
+    """Record ``decider``'s vote (``outcome`` as ``client_actions.decide`` makes it) on a waiting action; ``policy``
+    is the one that governs the arguments an approve votes for (``deciders.policy_for``)."""
     approved = outcome.get("approved_arguments_json")
-    previous = Vote.objects.filter(action=action, by=decider.name).first()
+    previous = previous_vote(action, decider)
     if previous is not None:
         same = (
             previous.decision == outcome["decision"]
@@ -41,11 +59,13 @@ def cast(action, decider, outcome, now):
         if same:
             return Cast.REPEATED
         raise DecisionNotAllowed(ALREADY_DECIDED)
+    user, api_key = decider.identity
     Vote.objects.create(
         action=action,
         by=decider.name,
-        user=decider.user,
-        api_key=decider.api_key,
+        user=user,
+        api_key=api_key,
+        via=decider.via,
         decision=outcome["decision"],
         arguments_json=approved,
         comment=outcome.get("comment", ""),
@@ -54,23 +74,70 @@ def cast(action, decider, outcome, now):
     )
     if outcome["decision"] != Decision.APPROVE:
         return Cast.FINAL
-    return Cast.FINAL if approvals_for(action, jsonvalues.loads(approved)) >= required(action) else Cast.COUNTED
+    counted = approvals_for(action, jsonvalues.loads(approved))
+    return Cast.FINAL if counted >= required(action, policy) else Cast.COUNTED
 
 
 def approvals_for(action, arguments):
-    """How many distinct deciders voted to approve exactly these arguments."""
-    approves = Vote.objects.filter(action=action, decision=Decision.APPROVE).values_list("arguments_json", flat=True)
-    return sum(1 for voted in approves if jsonvalues.equal(jsonvalues.loads(voted), arguments))
+    """How many distinct deciders who may still decide voted to approve exactly these arguments, now (inside a
+    decision: the judgement is not kept, the action's answer judges its votes as they then stand)."""
+    approves = [
+        vote
+        for vote in judged(action, fresh=True)
+        if vote.decision == Decision.APPROVE and vote.why is None and jsonvalues.equal(vote.arguments, arguments)
+    ]
+    del action._judged_votes
+    return len(approves)
 
 
 def approvals_needed(action):
-    """How many approvals the action still misses: for the arguments closest to approval; 0 once resolved. Reads
-    ``action.votes.all()``, which the readers prefetch (``client_actions.get``), so an answer needs no query."""
+    """How many approvals the action still misses: for the arguments closest to approval, each under the policy
+    that governs them (the requested ones included, with no votes yet); 0 once resolved. Reads ``judged``."""
     if not action.is_waiting:
         return 0
-    approves = [vote.arguments for vote in action.votes.all() if vote.decision == Decision.APPROVE]
-    best = max((sum(1 for other in approves if jsonvalues.equal(other, mine)) for mine in approves), default=0)
-    return max(required(action) - best, 0)
+    counting = [vote for vote in judged(action) if vote.decision == Decision.APPROVE and vote.why is None]
+    needed = required(action)
+    for vote in counting:
+        mine = sum(1 for other in counting if jsonvalues.equal(other.arguments, vote.arguments))
+        needed = min(needed, max(required(action, vote.policy) - mine, 0))
+    return needed
+
+
+def judged(action, fresh=False):
+    """The action's votes, oldest first, each with ``why`` (None while it counts, else why not) and ``policy``
+    (``deciders.policy_for`` its arguments). Read once per action (``judge`` fills it for many); ``fresh`` reads
+    the votes again (inside a decision, after a vote was cast)."""
+    if fresh or not hasattr(action, "_judged_votes"):
+        if fresh and hasattr(action, "_prefetched_objects_cache"):
+            action._prefetched_objects_cache.pop("votes", None)
+        judge([action])
+    return action._judged_votes
+
+
+def judge(actions):
+    """Judge the votes of ``actions`` (of one project or several) together: the deciders, their roles and groups
+    and the project's policies are looked up once for all of them. A resolved action's votes all count: the count
+    is over, and they are the record of how it ended."""
+    actions = list(actions)
+    by_project = {}
+    for action in actions:
+        action._judged_votes = list(action.votes.all())
+        for vote in action._judged_votes:
+            vote.why, vote.policy = None, deciders.OWN
+        if action.is_waiting and action._judged_votes:
+            by_project.setdefault(keys.project_of(action.session_id), []).append(action)
+    for project, waiting in by_project.items():
+        every_vote = [vote for action in waiting for vote in action._judged_votes]
+        voters = deciders.voters(every_vote, project)
+        listing = None
+        for action in waiting:
+            for vote in action._judged_votes:
+                if vote.decision == Decision.APPROVE and not jsonvalues.equal(vote.arguments, action.arguments):
+                    if listing is None:
+                        listing = policies.listing(project)
+                    vote.policy = deciders.policy_for(action, vote.arguments, listing)
+                vote.why = deciders.why_not_counted(vote, action, vote.policy, voters)
+    return actions
 
 
 def _equal_json(left, right):

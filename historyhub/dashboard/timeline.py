@@ -207,6 +207,7 @@ def cards(session, entries):
             action.entry_key: action
             for action in ClientAction.objects.prefetch_related("votes").filter(session=session, entry_key__in=keys)
         }
+        votes.judge(actions.values())
     return [card(entry, item, actions.get(entry.key), now) for entry, item in items]
 
 
@@ -303,20 +304,25 @@ def choices_view(action):
 
 
 def votes_view(action):
-    """What a card says of the votes so far ("1 of 2 approvals: ada, 14:02"), who may still decide, and, when
-    nobody may any more, why."""
+    """What a card says of the votes so far ("1 of 2 approvals: ada, 14:02"), the votes that no longer count (struck
+    through, with why), who may still decide, and, when nobody may any more, why."""
     policy = action.policy
-    approvals = [vote for vote in action.votes.all() if vote.decision == Decision.APPROVE]
+    judged = votes.judged(action)
+    approvals = [vote for vote in judged if vote.decision == Decision.APPROVE and vote.why is None]
     required = votes.required(action)
     groups = deciders.deciding_groups(action)
+    listed = "; ".join(f"{vote.by}, {vote.at:%H:%M}" for vote in approvals)
+    if required > 1:
+        summary = f"{len(approvals)} of {required} approvals" + (f": {listed}" if approvals else "")
+    else:
+        # One approval decides, unless it was for edited arguments a stricter policy governs.
+        summary = f"Approvals so far: {listed}" if approvals else ""
     return {
         "policy": policy,
-        "approvals_summary": (
-            f"{len(approvals)} of {required} approvals: "
-            + "; ".join(f"{vote.by}, {vote.at:%H:%M}" for vote in approvals)
-            if required > 1 and approvals
-            else (f"0 of {required} approvals" if required > 1 else "")
-        ),
+        "approvals_summary": summary,
+        "struck_votes": [
+            {"by": vote.by, "at": f"{vote.at:%H:%M}", "why": vote.why} for vote in judged if vote.why is not None
+        ],
         "may_still_decide": (
             f"Members of {', '.join(groups)} may decide" if groups else "Any approver of the project may decide"
         )

@@ -26,6 +26,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retarget
 
 from historyhub import live
+from historyhub.approvals import votes
 from historyhub.approvals.deciders import ROLE_MESSAGE, Decider
 from historyhub.approvals.decisions import DONE, buttons_for
 from historyhub.dashboard import (
@@ -392,6 +393,7 @@ def approvals_context(request, filters, page, now, stamp=None, refused=None):
         paged = paging.page_of(shown, pages(paged.total, APPROVALS_PAGE_SIZE), APPROVALS_PAGE_SIZE)
     # One decider for the page: it looks the person's role and groups up once for every card.
     decider = Decider.person(request.user)
+    votes.judge(paged.items)
     rows = [inbox.card(action, decider, now) for action in paged.items]
     for row in rows:
         if refused is not None and row["action"].pk == refused.action_pk:
@@ -619,7 +621,7 @@ def project_settings(request):
         form = form_class(request.POST)
         if form.is_valid():
             try:
-                issued = change_settings(project, action, form.cleaned_data, request.user.get_username())
+                issued = change_settings(project, action, form.cleaned_data, request.user)
             except DomainError as error:
                 form.add_error(None, error.message)
         if form.errors:
@@ -663,8 +665,10 @@ SETTINGS_DONE = {
 BUTTONS = {"remove_member", "delete_group", "revoke_key"}
 
 
-def change_settings(project, action, data, actor):
-    """Carry out one settings form as ``actor``; returns the key in clear for a new key (None otherwise)."""
+def change_settings(project, action, data, person):
+    """Carry out one settings form as ``person``; returns the key in clear for a new key (None otherwise). A key
+    made here is the person's: it decides as them."""
+    actor = person.get_username()
     if action == "project":
         administration.update_project(project, actor=actor, name=data["name"], retention_days=data["retention_days"])
     elif action == "member":
@@ -676,7 +680,7 @@ def change_settings(project, action, data, actor):
     elif action == "delete_group":
         administration.delete_group(project, data["name"], actor=actor)
     elif action == "key":
-        api_key, key = administration.issue_key(project, data["name"], data["scopes"], actor=actor)
+        api_key, key = administration.issue_key(project, data["name"], data["scopes"], actor=actor, made_by=person)
         return {"api_key": api_key, "key": key}
     else:
         administration.revoke_key(project, data["key"], actor=actor)

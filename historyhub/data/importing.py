@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
 from historyhub.approvals.decisions import DEFAULT_ALLOWED, SENT, Decision
-from historyhub.approvals.models import Vote
+from historyhub.approvals.models import Via, Vote
 from historyhub.history import jsonvalues, validation
 from historyhub.history.errors import InvalidInput, SessionConflict
 from historyhub.history.models import ClientAction, ClientActionStatus, RunStatus, Session, SessionStatus
@@ -172,6 +172,8 @@ def _votes(values, field):
         votes.append(
             Vote(
                 by=validation.text(value.get("by") or "", f"{field}.votes[{index}].by")[:200],
+                # An export made before votes said their channel: the dashboard's.
+                via=validation.choice(value.get("via", Via.DASHBOARD), Via.values, f"{field}.votes[{index}].via"),
                 decision=validation.choice(value.get("decision"), SENT, f"{field}.votes[{index}].decision"),
                 arguments_json=None if arguments is None else jsonvalues.dumps(arguments),
                 comment=validation.text(value.get("comment") or "", f"{field}.votes[{index}].comment"),

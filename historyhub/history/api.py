@@ -15,6 +15,7 @@ from pydantic.alias_generators import to_snake
 from historyhub import live, streaming
 from historyhub.apikeys.auth import ApiKeyAuth, resolved_by
 from historyhub.apikeys.models import Scope
+from historyhub.approvals import votes
 from historyhub.approvals.deciders import Decider
 from historyhub.history import (
     chat_format,
@@ -307,12 +308,15 @@ def open_client_action(request, key: SessionId, body: ClientActionIn):
 @router.get("/client-actions", response={200: ClientActionPage, **errors()})
 def list_client_actions(request, query: Query[ClientActionQuery]):
     """Client actions across sessions, oldest first."""
-    return page_of(
+    page = page_of(
         client_actions.listing(
             request.auth.project_id, status=query.status, agent=query.agent, session_id=query.sessionId
         ),
         query,
     )
+    # Their votes judged together: a page costs the queries of one action.
+    votes.judge(page.items)
+    return page
 
 
 # Call ids may hold "/" (sent as %2F, which servers decode before routing): the ids are matched as paths,

@@ -255,12 +255,13 @@ def show_again(write, actions):
 
 
 def get(key, call_id):
-    # The votes come along: the answer shows them, and async readers serialise it without the database.
+    # The votes come along, judged: the answer shows them, and async readers serialise it without the database.
     action = ClientAction.objects.prefetch_related("votes").filter(session_id=key, call_id=call_id).first()
     if action is None:
         if not Session.objects.filter(pk=key).exists():
             raise SessionNotFound(key)
         raise NotFound(f"Client action {call_id!r} was not found in session {keys.session_id_of(key)!r}.")
+    votes.judge([action])
     return action
 
 
@@ -344,8 +345,10 @@ def resolve(key, call_id, resolved_by, decider=None, **outcome):
         action = ClientAction.objects.filter(session=write.session, call_id=call_id).first()
         if action is None:
             raise NotFound(f"Client action {call_id!r} was not found in session {keys.session_id_of(key)!r}.")
+        # Edited arguments are judged under the policy that governs them, as if the agent had asked for them.
+        policy = deciders.policy_for(action, outcome.get("approved_arguments"))
         if decider is not None:
-            deciders.check(decider, action)
+            deciders.check(decider, action, policy)
             check_response(action, outcome)
         if "approved_arguments" in outcome:
             approved = outcome.pop("approved_arguments")
@@ -359,7 +362,7 @@ def resolve(key, call_id, resolved_by, decider=None, **outcome):
         elif expired or not action.is_waiting:
             write.discard()
         else:
-            cast = votes.cast(action, decider, outcome, write.now) if decider is not None else votes.Cast.FINAL
+            cast = votes.cast(action, decider, outcome, write.now, policy) if decider is not None else votes.Cast.FINAL
             if cast == votes.Cast.REPEATED:
                 write.discard()
                 return Resolved(action, False)

@@ -24,6 +24,7 @@ from pydantic.alias_generators import to_snake
 
 from historyhub.approvals import response_schemas, votes
 from historyhub.approvals.decisions import DEFAULT_ALLOWED, SENT, Decision
+from historyhub.approvals.models import Via
 from historyhub.history.dialects.base import format_time
 from historyhub.history.models import ClientActionStatus, RunStatus, SessionStatus
 from historyhub.history.validation import MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_PAGE, MAX_PAGE_SIZE, SESSION_ID
@@ -485,14 +486,28 @@ class ActionPolicyOut(Schema):
 
 class VoteOut(Out):
     by: str = Field(description='As resolvedBy: a username, or "api key: <name>".')
+    via: Literal[tuple(Via.values)] = Field(description="The channel the decision came through.")
     decision: Literal[SENT]
     arguments: JsonObject | None = Field(description="The arguments an approve voted for.")
     comment: str | None
     at: Time
+    counts: bool = Field(
+        description="False for a vote on a waiting action whose decider may no longer decide it (left the policy's "
+        "groups, lost the approver role, was deactivated, or a key revoked): it no longer counts."
+    )
+    why: str | None = Field(description="Why the vote no longer counts; null while it counts.")
 
     @staticmethod
     def resolve_comment(vote):
         return vote.comment or None
+
+    @staticmethod
+    def resolve_counts(vote):
+        return getattr(vote, "why", None) is None
+
+    @staticmethod
+    def resolve_why(vote):
+        return getattr(vote, "why", None)
 
 
 class ClientActionOut(Out):
@@ -521,7 +536,7 @@ class ClientActionOut(Out):
 
     @staticmethod
     def resolve_votes(action):
-        return list(action.votes.all())
+        return votes.judged(action)
 
     @staticmethod
     def resolve_approvals_needed(action):

@@ -27,6 +27,23 @@ def people_granted(project_id, needed):
     return get_user_model().objects.filter(members, is_active=True)
 
 
+def roles_of(people, project_id):
+    """``role_of`` for several people at once, in one query: their roles by user id (those with none left out)."""
+    roles = dict(
+        Membership.objects.filter(project_id=project_id, user__in=[person.pk for person in people]).values_list(
+            "user_id", "role"
+        )
+    )
+    found = {}
+    for person in people:
+        if not person.is_active:
+            continue
+        role = Role.ADMIN if person.is_superuser else roles.get(person.pk)
+        if role is not None:
+            found[person.pk] = Role(role)
+    return found
+
+
 def project_and_role(user, project_id):
     """The project and the person's role there, in one query; (None, None) when they are not a member, or it
     does not exist (a superuser's role holds even then, so they can be told it does not)."""

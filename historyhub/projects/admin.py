@@ -117,7 +117,8 @@ class GroupForm(forms.ModelForm):
         cleaned = super().clean()
         project, people = cleaned.get("project"), cleaned.get("members")
         if project is not None and people:
-            outside = people.exclude(memberships__project=project)
+            # Superusers are admins of every project, members or not.
+            outside = people.exclude(memberships__project=project).exclude(is_superuser=True)
             if outside.exists():
                 raise forms.ValidationError(f"{outside.first().username!r} is not a member of this project.")
         return cleaned

@@ -8,6 +8,7 @@ inside ``eligibility.keeping_policies``, which refuses it when it would leave a 
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Q
 
 from historyhub.apikeys.models import ApiKey, parse_scopes
 from historyhub.approvals import eligibility, policies
@@ -123,8 +124,11 @@ def put_group(project, name, usernames, *, actor):
     if not isinstance(usernames, list) or not all(isinstance(username, str) for username in usernames):
         raise InvalidInput("members must be an array of usernames.")
     wanted = set(usernames)
+    # Superusers are admins of every project, members or not (docs/projects.md).
     people = list(
-        get_user_model().objects.filter(username__in=wanted, memberships__project=project, is_active=True).distinct()
+        get_user_model()
+        .objects.filter(Q(memberships__project=project) | Q(is_superuser=True), username__in=wanted, is_active=True)
+        .distinct()
     )
     unknown = sorted(wanted - {user.username for user in people})
     if unknown:
@@ -154,15 +158,17 @@ def groups(project):
 # Keys -----------------------------------------------------------------------------------
 
 
-def issue_key(project, name, scopes, *, actor):
-    """A new key of the project; returns (api_key, the key in clear, shown once)."""
+def issue_key(project, name, scopes, *, actor, made_by=None):
+    """A new key of the project; returns (api_key, the key in clear, shown once). A key a person makes on the
+    settings page (``made_by``) decides as that person; an operator's counts as itself (docs/api.md, "A decider is
+    a person or a key")."""
     name = validation.identifier(name.strip() if isinstance(name, str) else name, "name")
     try:
         scopes = parse_scopes(scopes if isinstance(scopes, str) else ",".join(scopes))
     except ValueError as error:
         raise InvalidInput(str(error)) from None
     with transaction.atomic():
-        api_key, key = ApiKey.issue(name, scopes, project=project)
+        api_key, key = ApiKey.issue(name, scopes, project=project, created_by=made_by)
         audit.record(project.pk, actor, audit.Action.KEY_ISSUED, name, scopes=api_key.scopes, prefix=api_key.prefix)
     return api_key, key
 

@@ -89,15 +89,15 @@ def as_approver(username="owner"):
     return Decider.person(user)
 
 
-def csrf_token(client):
-    """The CSRF cookie a page sets, as a browser would send it back."""
-    client.get(reverse("dashboard:sessions", args=["default"]))
+def csrf_token(client, project=DEFAULT_PROJECT):
+    """The CSRF cookie a page of ``project`` sets, as a browser would send it back."""
+    client.get(reverse("dashboard:sessions", args=[project]))
     return client.cookies["csrftoken"].value
 
 
-def post(client, url, data, htmx=False):
-    """A dashboard form post carrying the CSRF token, as from htmx if ``htmx``."""
-    headers = {"X-CSRFToken": csrf_token(client), **(HTMX if htmx else {})}
+def post(client, url, data, htmx=False, project=DEFAULT_PROJECT):
+    """A dashboard form post carrying the CSRF token (from a page of ``project``), as from htmx if ``htmx``."""
+    headers = {"X-CSRFToken": csrf_token(client, project), **(HTMX if htmx else {})}
     return client.post(url, data, headers=headers)
 
 
