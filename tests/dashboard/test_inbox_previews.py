@@ -169,3 +169,21 @@ def test_the_timeline_card_shows_the_start_of_the_description_too(approver):
     link = cards[0].link("Show all description (1.0 MB)")
     assert link["hx-get"] == action_url("big-0", "description")
     assert "the very end" not in cards[0].text()
+
+
+def test_an_imported_action_at_the_caps_is_called_out_for_what_lies_beyond_its_preview(alpha):
+    exporter = ApiClient(ApiKey.issue("alpha exporter", "write", project=PROJECT)[1])
+    exported = exporter.get("export")
+    assert exported.status_code == 200
+    administration.create_project("beta", "Beta")
+    importer = ApiClient(ApiKey.issue("beta importer", "write", project="beta")[1])
+    lines = b"".join(exported.streaming_content)
+    imported = importer.request("POST", "import", raw=lines, headers={"Content-Type": "application/x-ndjson"})
+    assert imported.status_code == 200, imported.content[:300]
+
+    client = logged_in(make_member("bea", Role.APPROVER, "beta"))
+    response = client.get(reverse("dashboard:approvals", args=["beta"]))
+    assert len(response.content) < PAGE_BYTES
+    card = card_of(response, "big-0")
+    assert card.one(".notice.warning") and "delete" in card.text(".callout")
+    assert card.link("Show all arguments (1.0 MB)")["href"] == action_url("big-0", "arguments", project="beta")
