@@ -94,13 +94,17 @@ def said_before(role):
     A message entry's data is ``{"role": …, "content": …}``, in that order (``Projection.add_message``).
     The session's (session, epoch, seq) index reads its entries backwards from the end of the epoch.
     """
-    before = TimelineEntry.objects.filter(
-        session=OuterRef("session"),
-        epoch=OuterRef("epoch"),
-        type="message",
-        order__lt=OuterRef("order"),
-        data__startswith=json_object_starting("role", role),
-    ).exclude(text="")
+    opening = json_object_starting("role", role)
+    before = (
+        TimelineEntry.objects.filter(
+            session=OuterRef("session"), epoch=OuterRef("epoch"), type="message", order__lt=OuterRef("order")
+        )
+        .exclude(text="")
+        # The opening of the data, not data LIKE 'opening%': PostgreSQL reads a slice of a large value for it, and
+        # a client action's card holds the action's arguments and description, a megabyte each at the caps.
+        .annotate(opening=Substr("data", 1, len(opening)))
+        .filter(opening=opening)
+    )
     return Subquery(before.order_by("-seq").values(excerpt=Substr("text", 1, EXCERPT_CHARS + 1))[:1])
 
 
