@@ -8,6 +8,7 @@ Needs Django set up.
 import json
 import os
 
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -15,6 +16,8 @@ from django.test.utils import CaptureQueriesContext
 from historyhub.apikeys.models import ApiKey
 from historyhub.history import client_actions, history_pages, item_log, sessions
 from historyhub.history.models import ClientAction, ClientActionStatus, Item, Session, TimelineEntry
+from historyhub.projects import administration
+from historyhub.projects.keys import session_key
 
 AGENT = "bench"
 # The log and the timeline it projects: the rows an append writes.
@@ -54,6 +57,25 @@ def set_status(session_id, status, run_status):
 
 def open_client_action(session_id, call_id, name, arguments):
     client_actions.open_action(session_id, call_id=call_id, name=name, arguments=arguments)
+
+
+def open_actions_at_the_caps(project, count, name):
+    """``count`` waiting client actions in a project of their own (made here), each session waiting on one whose
+    arguments and description are as large as the API accepts (HISTORYHUB_MAX_ACTION_FIELD_BYTES each)."""
+    cap = settings.HISTORYHUB_MAX_ACTION_FIELD_BYTES
+    administration.create_project(project, project.capitalize())
+    arguments = {"rows": "r" * (cap - len('{"rows":""}'))}
+    description = "d" * cap
+    for number in range(count):
+        session_id = f"caps-{number}"
+        sessions.ensure(agent=AGENT, project=project, session_id=session_id, name=f"At the caps {number}")
+        client_actions.open_action(
+            session_key(project, session_id),
+            call_id=f"call_{number}",
+            name=name,
+            arguments=arguments,
+            description=description,
+        )
 
 
 def index_copied_messages(first_id, end_id):

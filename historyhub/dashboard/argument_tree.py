@@ -9,7 +9,7 @@ import json
 
 from django.utils.html import format_html, format_html_join
 
-from historyhub.dashboard import hidden_characters
+from historyhub.lib import hidden_characters
 
 OPEN_LEVELS = 2
 

@@ -16,12 +16,14 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import Q
+from django.db.models.functions import Substr
 from django.utils import timezone
 
-from historyhub.dashboard import destructive, hidden_characters, inbox
+from historyhub.dashboard import inbox
 from historyhub.history import client_actions, previews
 from historyhub.history.errors import DomainError
 from historyhub.history.models import ClientAction
+from historyhub.lib import hidden_characters
 from historyhub.projects import keys
 
 SUMMARY_CHARS = 200
@@ -55,22 +57,31 @@ class Batch:
         return [
             {
                 "action": action,
-                "destructive": destructive.reasons(action.name, action.arguments_json),
-                "arguments": previews.shortened(action.arguments_json, SUMMARY_CHARS),
+                "destructive": action.destructive_reasons,
+                "arguments": previews.shortened(action.arguments_start, SUMMARY_CHARS),
             }
             for action in self.actions
         ]
 
 
+def summarised(actions):
+    """The actions with as much of their arguments as a confirmation shows, and none of their description: a
+    confirmation of every waiting action reads a few hundred bytes of each (docs/dashboard.md, "Large arguments
+    and descriptions")."""
+    return actions.defer("arguments_json", "description").annotate(
+        arguments_start=Substr("arguments_json", 1, SUMMARY_CHARS + 1)
+    )
+
+
 def every_waiting(project, criteria):
     """Every waiting action of ``project`` that the inbox's filters (``inbox.Criteria``) match, oldest first."""
-    return Batch(list(inbox.matching(project, criteria, timezone.now())))
+    return Batch(list(summarised(inbox.matching(project, criteria, timezone.now()))))
 
 
 def waiting_among(project, keys):
     """The waiting actions of ``project`` among ("<session key>", "<call id>") keys."""
     wanted = set(keys)
-    candidates = client_actions.listing(project, status="waiting").filter(
+    candidates = summarised(client_actions.listing(project, status="waiting")).filter(
         session_id__in={session_id for session_id, _ in wanted}, call_id__in={call_id for _, call_id in wanted}
     )
     actions = [action for action in candidates if (action.session_id, action.call_id) in wanted]

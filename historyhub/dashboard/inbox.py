@@ -15,7 +15,7 @@ from typing import NamedTuple
 from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.db.models.functions import Substr
 
-from historyhub.dashboard import argument_tree, destructive, timeline
+from historyhub.dashboard import argument_tree, json_preview, timeline
 from historyhub.dashboard.forms import DecisionForm
 from historyhub.history import client_actions, jsonvalues
 from historyhub.history.models import TimelineEntry
@@ -94,18 +94,32 @@ def said_before(role):
     A message entry's data is ``{"role": …, "content": …}``, in that order (``Projection.add_message``).
     The session's (session, epoch, seq) index reads its entries backwards from the end of the epoch.
     """
-    before = TimelineEntry.objects.filter(
-        session=OuterRef("session"),
-        epoch=OuterRef("epoch"),
-        type="message",
-        order__lt=OuterRef("order"),
-        data__startswith=json_object_starting("role", role),
-    ).exclude(text="")
+    opening = json_object_starting("role", role)
+    before = (
+        TimelineEntry.objects.filter(
+            session=OuterRef("session"), epoch=OuterRef("epoch"), type="message", order__lt=OuterRef("order")
+        )
+        .exclude(text="")
+        # The opening of the data, not data LIKE 'opening%': PostgreSQL reads a slice of a large value for it, and
+        # a client action's card holds the action's arguments and description, a megabyte each at the caps.
+        .annotate(opening=Substr("data", 1, len(opening)))
+        .filter(opening=opening)
+    )
     return Subquery(before.order_by("-seq").values(excerpt=Substr("text", 1, EXCERPT_CHARS + 1))[:1])
 
 
 def with_conversation(actions):
     return actions.annotate(user_said=said_before("user"), agent_said=said_before("assistant"))
+
+
+def with_text_starts(actions):
+    """The actions without their arguments and description, but with as much of each as a card shows
+    (docs/dashboard.md, "Large arguments and descriptions"): fifty cards read a few kilobytes each, whatever
+    agents sent."""
+    return actions.defer("arguments_json", "description").annotate(
+        arguments_start=Substr("arguments_json", 1, json_preview.CARD_PREVIEW_CHARS + 1),
+        description_start=Substr("description", 1, json_preview.DESCRIPTION_CHARS + 1),
+    )
 
 
 class Choices(NamedTuple):
@@ -222,23 +236,31 @@ def arguments_once(action, shown):
 
 
 def card(action, decider, now):
-    """What an approvals card shows of its action: who asked and in which conversation, its arguments (a tree
-    when they are small enough to show whole), its policy and votes, and the decisions it offers."""
+    """What an approvals card shows of an action ``with_text_starts`` read: who asked and in which conversation,
+    the start of its description, its arguments (a tree when they are small enough to show whole), its policy and
+    votes, and the decisions it offers."""
     metadata, more_metadata = key_metadata(action.session)
+    arguments = json_preview.of_start(
+        action.arguments_start, action.arguments_bytes, action.hides_characters, json_preview.CARD_PREVIEW_CHARS
+    )
     shown = {
         "action": action,
-        "destructive": destructive.reasons(action.name, action.arguments_json),
+        "arguments": arguments,
+        "description": json_preview.of_text(action.description_start, action.description_bytes),
+        "hidden_characters": action.hides_characters,
+        "destructive": action.destructive_reasons,
         "refused": decider.reason_not_to_decide(action) or "",
         "user_said": excerpt(getattr(action, "user_said", None)),
         "agent_said": excerpt(getattr(action, "agent_said", None)),
         "metadata": metadata,
         "more_metadata": more_metadata,
-        **timeline.action_view(action),
         **timeline.choices_view(action),
     }
     if shown["answer_form"] is not None:
         shown["answer_form"] = DecisionForm(response_schema=action.response_schema, auto_id=answer_ids(action))
-    shown["tree"] = argument_tree.render(action.arguments) if shown["arguments"].complete else None
+    shown["timeline_edit_chars"] = json_preview.PREVIEW_CHARS
+    # Whole, the start is all of the arguments.
+    shown["tree"] = argument_tree.render(jsonvalues.loads(action.arguments_start)) if arguments.complete else None
     shown.update(arguments_once(action, shown))
     if action.expires_at is not None:
         shown["expires_in"] = countdown(action.expires_at, now)

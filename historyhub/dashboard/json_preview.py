@@ -1,23 +1,32 @@
-"""Pretty JSON for a page, bounded (docs/dashboard.md, "Large arguments").
+"""An agent's large values on a page, bounded (docs/dashboard.md, "Large arguments and descriptions").
 
-An action's arguments may hold a megabyte; fifty of them on the approvals page
-would make a page of fifty. A page shows the first ``PREVIEW_CHARS`` characters
-of the pretty JSON, with the whole value's size and a link to all of it. The
-preview is indented straight from the stored compact text, token by token, and
-stops at the bound: a megabyte costs what its first 20 KB cost, and is not
-parsed for it.
+An action's arguments and description may hold a megabyte each; fifty of them
+on the approvals page would make a page of a hundred. A page shows the first
+``PREVIEW_CHARS`` characters of the pretty JSON (an approvals card the first
+``CARD_PREVIEW_CHARS``), and the first ``DESCRIPTION_CHARS`` of a description,
+with the whole value's size and **Show all**: a link to the whole value that
+htmx swaps in place of the preview (templates/dashboard/fragments/show_all.html).
+The JSON preview is indented straight from the stored compact text, token by
+token, and stops at the bound: a megabyte costs what its first 20 KB cost, and
+is not parsed for it; given only the start of the text (``of_start``), it shows
+the same.
 """
 
 import re
 from dataclasses import dataclass
 
-from historyhub.dashboard import hidden_characters
 from historyhub.history import jsonvalues
+from historyhub.lib import hidden_characters
 
 PREVIEW_CHARS = 20_000
+# An approvals card: fifty of them make a page (its arguments whole up to here get the tree and the edit box).
+CARD_PREVIEW_CHARS = 2_000
+# A description's Markdown, on every card.
+DESCRIPTION_CHARS = 2_000
 INDENT = "  "
-# A JSON string (escapes and all), one of the structural characters, a number or literal, white space.
-TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[{}\[\],:]|[^\s{}\[\],:"]+|\s+', re.DOTALL)
+# A JSON string (escapes and all; one the start of a text cuts short runs to its end), one of the structural
+# characters, a number or literal, white space.
+TOKEN = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)|[{}\[\],:]|[^\s{}\[\],:"]+|\s+', re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -46,6 +55,26 @@ def of_stored(text, limit=PREVIEW_CHARS):
 
 def of_value(value, limit=PREVIEW_CHARS):
     return of_stored(jsonvalues.dumps(value), limit)
+
+
+def of_start(start, size, hidden, limit=PREVIEW_CHARS):
+    """The preview of stored JSON text of ``size`` bytes from its first ``limit + 1`` characters or more (all of
+    them when shorter), given whether the whole holds a hidden character: what ``of_stored`` shows of the whole.
+    Compact JSON indented only grows, so more than ``limit`` characters of it fill the preview."""
+    pretty, complete = indented(start, limit)
+    return JsonPreview(pretty, complete and len(start.encode("utf-8")) == size, size, hidden)
+
+
+@dataclass(frozen=True)
+class TextPreview:
+    text: str  # the text, whole or its first DESCRIPTION_CHARS characters
+    complete: bool
+    size: int  # bytes of the whole text as UTF-8
+
+
+def of_text(start, size, limit=DESCRIPTION_CHARS):
+    """The preview of a text of ``size`` bytes from its first ``limit`` characters or more."""
+    return TextPreview(start[:limit], len(start) <= limit and len(start.encode("utf-8")) == size, size)
 
 
 def indented(text, limit=None):

@@ -15,11 +15,12 @@ from django.utils import timezone
 
 from historyhub.approvals import deciders, eligibility, votes
 from historyhub.approvals.decisions import Decision, buttons_for
-from historyhub.dashboard import hidden_characters, json_preview
+from historyhub.dashboard import json_preview
 from historyhub.dashboard.forms import DecisionForm
 from historyhub.history import client_action_cards, history_pages, item_log, jsonvalues, validation
 from historyhub.history.errors import InvalidInput
 from historyhub.history.models import ClientAction, TimelineEntry
+from historyhub.lib import hidden_characters
 from historyhub.projects import keys
 
 CHUNK_SIZE = 30
@@ -332,7 +333,7 @@ def votes_view(action):
 
 
 def action_view(action):
-    """What every page shows of a client action's own texts: its arguments as bounded previews, and
+    """What every page shows of a client action's own texts: its arguments and description as bounded previews, and
     whether any of its texts holds a character ``hidden_characters`` makes visible (the card warns)."""
     arguments = json_preview.of_stored(action.arguments_json)
     approved = None
@@ -343,7 +344,13 @@ def action_view(action):
         or (approved is not None and approved.hidden_characters)
         or hidden_characters.contains(action.name, action.call_id, action.description, action.comment)
     )
-    return {"arguments": arguments, "approved_arguments": approved, "hidden_characters": hidden}
+    description = json_preview.of_text(action.description, len(action.description.encode("utf-8", "surrogatepass")))
+    return {
+        "arguments": arguments,
+        "approved_arguments": approved,
+        "description": description,
+        "hidden_characters": hidden,
+    }
 
 
 def session_url(project_id, session_id):

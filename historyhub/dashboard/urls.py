@@ -19,6 +19,11 @@ project_pages = [
         views.action_arguments,
         name="action_arguments",
     ),
+    path(
+        "sessions/<str:session_id>/client-actions/<path:call_id>/description/",
+        views.action_description,
+        name="action_description",
+    ),
     path("approvals/", views.approvals, name="approvals"),
     path("approvals/decisions/", views.decide_selected, name="decide_selected"),
     path("approvals/decisions/<str:session_id>/<path:call_id>/", views.decide_action, name="decide_action"),

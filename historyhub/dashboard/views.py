@@ -331,6 +331,7 @@ def decide_by_form(request, session, action, form):
 
 @require_GET
 @project_page
+@vary_on_headers("HX-Request")
 def entry_arguments(request, session_id, entry_id):
     """All the arguments of a tool call card, of which the card shows a bounded preview (a client action
     the agent wrote down itself, with no record: the whole item)."""
@@ -339,26 +340,51 @@ def entry_arguments(request, session_id, entry_id):
     item = entry.value if entry is not None else {}
     if entry is None or (entry.type == "action" and "arguments" not in item):
         raise Http404("No such tool call card.")
-    return whole_json(jsonvalues.dumps(item["arguments"] if entry.type == "action" else item))
+    return whole_json(request, jsonvalues.dumps(item["arguments"] if entry.type == "action" else item))
 
 
 @require_GET
 @project_page
+@vary_on_headers("HX-Request")
 def action_arguments(request, session_id, call_id):
-    """All the arguments a client action asks to run with, or with ``?approved=1`` those it was approved with."""
-    session = session_or_404(request, session_id)
-    action = ClientAction.objects.filter(session=session, call_id=call_id).first()
-    text = None
-    if action is not None:
-        text = action.approved_arguments_json if "approved" in request.GET else action.arguments_json
+    """All the arguments a client action asks to run with, or with ``?approved=1`` those it was approved with:
+    for a card's Show all (htmx) the fragment that takes the preview's place, else a JSON document."""
+    action = action_or_404(request, session_id, call_id)
+    text = action.approved_arguments_json if "approved" in request.GET else action.arguments_json
     if text is None:
         raise Http404("No such client action, or no approved arguments.")
-    return whole_json(text)
+    return whole_json(request, text)
 
 
-def whole_json(stored):
-    """Stored JSON as a document, indented, its hidden characters as escapes: nothing hides here either."""
-    return HttpResponse(json_preview.escaped(stored), content_type="application/json; charset=utf-8")
+@require_GET
+@project_page
+@vary_on_headers("HX-Request")
+def action_description(request, session_id, call_id):
+    """All of a client action's description, rendered: for a card's Show all (htmx) the fragment that takes the
+    preview's place, else a page of its own."""
+    action = action_or_404(request, session_id, call_id)
+    if request.htmx:
+        return render(
+            request, "dashboard/fragments/whole_value.html", {"arguments": None, "description": action.description}
+        )
+    return render(request, "dashboard/action_description.html", {"action": action, "session": action.session})
+
+
+def action_or_404(request, session_id, call_id):
+    """The client action of the page's project that the session id and call id name."""
+    action = ClientAction.objects.filter(session=session_or_404(request, session_id), call_id=call_id).first()
+    if action is None:
+        raise Http404("No such client action.")
+    return action
+
+
+def whole_json(request, stored):
+    """Stored JSON, indented, its hidden characters as escapes (nothing hides here either): the fragment a card's
+    Show all swaps in, or a document."""
+    text = json_preview.escaped(stored)
+    if request.htmx:
+        return render(request, "dashboard/fragments/whole_value.html", {"arguments": text})
+    return HttpResponse(text, content_type="application/json; charset=utf-8")
 
 
 # Approvals ------------------------------------------------------------------------
@@ -386,7 +412,7 @@ def approvals_context(request, filters, page, now, stamp=None, refused=None):
     links that keep the filters, and the stamp a live refresh compares."""
     criteria = inbox.Criteria(**filters.criteria())
     matching = inbox.matching(request.project.pk, criteria, now)
-    shown = inbox.with_conversation(inbox.ordered(matching, criteria))
+    shown = inbox.with_text_starts(inbox.with_conversation(inbox.ordered(matching, criteria)))
     paged = paging.page_of(shown, page, APPROVALS_PAGE_SIZE)
     if not paged.items and page > 1:
         # The last actions of this page were just decided: show the last page there is.

@@ -165,6 +165,7 @@ def open_in(
         allowed_responses=",".join(allowed),
         response_schema_json=jsonvalues.dumps(response_schema) if response_schema is not None else None,
     )
+    action.measure_texts()
     _govern(action, session, created_at)
     action.entry_key = _add_card(write, action, created_at, order, logged)
     action.save(force_insert=True)

@@ -13,6 +13,7 @@ from django.db.models.lookups import Contains, StartsWith
 from django.utils import timezone
 
 from historyhub.history import jsonvalues
+from historyhub.lib import destructive, hidden_characters
 from historyhub.projects import keys
 from historyhub.projects.keys import DEFAULT_PROJECT
 
@@ -366,6 +367,14 @@ class ClientAction(models.Model):
         related_name="+",
         help_text="The API key whose request opened it: it may never decide it.",
     )
+    # What its texts hold, noted as they are written (``measure_texts``), so that a page of fifty cards tells it
+    # without reading a megabyte of each (docs/dashboard.md, "Large arguments and descriptions").
+    arguments_bytes = models.PositiveIntegerField(default=0, help_text="The arguments' size as UTF-8 JSON.")
+    description_bytes = models.PositiveIntegerField(default=0, help_text="The description's size as UTF-8.")
+    hides_characters = models.BooleanField(
+        default=False, help_text="Its name, call id, description or arguments hold an invisible character."
+    )
+    destructive_json = models.TextField(default="[]", help_text="Why it looks destructive (none: it does not).")
 
     objects = ClientActionQuerySet.as_manager()
 
@@ -386,6 +395,22 @@ class ClientAction(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.call_id})"
+
+    # The fields ``measure_texts`` sets.
+    TEXT_MEASURES = ("arguments_bytes", "description_bytes", "hides_characters", "destructive_json")
+
+    def measure_texts(self):
+        """Note what its name, call id, arguments and description hold; every write of them calls it."""
+        self.arguments_bytes = len(self.arguments_json.encode("utf-8", "surrogatepass"))
+        self.description_bytes = len(self.description.encode("utf-8", "surrogatepass"))
+        self.hides_characters = hidden_characters.contains(
+            self.name, self.call_id, self.description, self.arguments_json
+        )
+        self.destructive_json = jsonvalues.dumps(destructive.reasons(self.name, self.arguments_json))
+
+    @property
+    def destructive_reasons(self):
+        return jsonvalues.loads(self.destructive_json)
 
     @property
     def arguments(self):

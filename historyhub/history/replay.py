@@ -213,5 +213,6 @@ class _Replay:
         for call_id, action in self.exported.items():
             for name in EXPORTED_FIELDS:
                 setattr(rows[call_id], name, getattr(action, name))
-        ClientAction.objects.bulk_update(rows.values(), EXPORTED_FIELDS)
+            rows[call_id].measure_texts()
+        ClientAction.objects.bulk_update(rows.values(), [*EXPORTED_FIELDS, *ClientAction.TEXT_MEASURES])
         return rows

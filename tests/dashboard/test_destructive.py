@@ -1,9 +1,9 @@
-"""Which actions look destructive, and why: one rule (historyhub/dashboard/destructive.py)."""
+"""Which actions look destructive, and why: one rule (historyhub/lib/destructive.py)."""
 
 import pytest
 
-from historyhub.dashboard import destructive
 from historyhub.history import jsonvalues
+from historyhub.lib import destructive
 
 
 def reasons(name, arguments=None):

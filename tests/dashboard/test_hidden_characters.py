@@ -1,6 +1,6 @@
 """Invisible and direction-changing characters are shown as ⟨U+…⟩ wherever an action shows, and the
 arguments box holds them as JSON escapes that read back as the same characters
-(historyhub/dashboard/hidden_characters.py)."""
+(historyhub/lib/hidden_characters.py)."""
 
 import json
 import sys
@@ -9,8 +9,8 @@ import unicodedata
 import pytest
 from django.urls import reverse
 
-from historyhub.dashboard import hidden_characters
 from historyhub.history import client_actions, item_log, sessions
+from historyhub.lib import hidden_characters
 from tests.support.actors import post
 from tests.support.html import parse
 from tests.support.readers import decision_url

@@ -51,3 +51,11 @@ def test_it_knows_whether_the_whole_value_hides_characters_beyond_the_preview():
     preview = json_preview.of_value({"pad": "x" * 500, "iban": "\u202e55 5555"}, limit=100)
     assert preview.hidden_characters and "\u202e" not in preview.text
     assert not json_preview.of_value({"pad": "x" * 500}, limit=100).hidden_characters
+
+
+@pytest.mark.parametrize("value", [*VALUES, {"blob": "x" * 5_000}, {"rows": [{"say": 'a "quote" \\ é'}] * 300}])
+@pytest.mark.parametrize("limit", [1, 40, 1_000, 10_000])
+def test_the_start_of_the_text_previews_as_the_whole_does(value, limit):
+    stored = jsonvalues.dumps(value)
+    whole = json_preview.of_stored(stored, limit)
+    assert json_preview.of_start(stored[: limit + 1], whole.size, whole.hidden_characters, limit) == whole

@@ -1,5 +1,5 @@
 """Large arguments: pages show a bounded preview with the size and a link to all of them, and
-approving them approves them exactly, never the preview (docs/dashboard.md, "Large arguments")."""
+approving them approves them exactly, never the preview (docs/dashboard.md, "Large arguments and descriptions")."""
 
 import json
 
@@ -7,7 +7,7 @@ import pytest
 from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 
-from historyhub.dashboard.json_preview import PREVIEW_CHARS
+from historyhub.dashboard.json_preview import CARD_PREVIEW_CHARS, PREVIEW_CHARS
 from historyhub.history import client_actions, item_log, jsonvalues, sessions
 from tests.support.actors import post
 from tests.support.html import normalised, parse
@@ -46,12 +46,12 @@ def test_the_approvals_page_shows_the_first_part_its_size_and_a_link_to_all(view
     response = viewer_client.get(reverse("dashboard:approvals", args=["default"]))
     assert len(response.content) < 200_000
     card = parse(response).one("li.approval")
-    assert len(preview_of(card)) == PREVIEW_CHARS
+    assert len(preview_of(card)) == CARD_PREVIEW_CHARS
     assert json.dumps(ROWS, indent=2, ensure_ascii=False).startswith(preview_of(card))
     link = card.link(label(ROWS))
     assert link["href"] == "/p/default/sessions/export-1/client-actions/upload/arguments/"
     size = label(ROWS).removeprefix("Show all arguments (").removesuffix(")")
-    assert card.text(".preview-note").startswith(f"Showing the first {PREVIEW_CHARS} characters of {size}.")
+    assert card.text(".preview-note").startswith(f"Showing the first {CARD_PREVIEW_CHARS} characters of {size}.")
     # The whole value was looked at: the override beyond the preview is warned of.
     assert card.one(".notice.warning")
 

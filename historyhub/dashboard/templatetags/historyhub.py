@@ -14,8 +14,9 @@ from django import template
 from django.utils.html import format_html
 
 from historyhub.approvals.deciders import Decider
-from historyhub.dashboard import folding, hidden_characters, markdown, media, snippets, timeline
+from historyhub.dashboard import folding, markdown, media, snippets, timeline
 from historyhub.history import client_actions, previews
+from historyhub.lib import hidden_characters
 
 register = template.Library()
 

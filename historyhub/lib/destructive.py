@@ -12,7 +12,7 @@ transfer, pay), in any case and inside snake_case and camelCase names
 
 import re
 
-from historyhub.dashboard import hidden_characters
+from historyhub.lib import hidden_characters
 
 # Each word with the forms it takes ("pay": "paid", "payment"…), so "payload" or "dropdown" is none of them.
 WORDS = [
