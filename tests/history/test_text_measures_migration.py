@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from historyhub.history.models import ClientAction
 
-BEFORE = [("history", "0013_escalation_time")]
+BEFORE = [("history", "0014_client_action_undecidable")]
 
 
 def migrate(targets):

@@ -31,7 +31,7 @@ def measure_existing(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("history", "0013_escalation_time"),
+        ("history", "0014_client_action_undecidable"),
     ]
 
     operations = [
