@@ -41,9 +41,13 @@ demo: serving-venv
 	$(DEV_ENV) $(BIN)/python manage.py seed_demo
 
 # The ASGI app under uvicorn, as production serves it, restarting when Python code changes (templates are
-# read anew on each request with DEBUG on, so they need no restart).
+# read anew on each request with DEBUG on, so they need no restart); beside it, as bin/start does, the
+# notification worker and the sweep, each kept running by historyhub.serving.supervise and ended with the
+# server (they run the code they started with: a change to them needs a new `make run`).
 run: demo
-	$(DEV_ENV) $(BIN)/uvicorn historyhub.asgi:application --host 127.0.0.1 --port 8000 --reload --reload-dir historyhub --lifespan off
+	$(DEV_ENV) $(BIN)/python -m historyhub.serving.supervise sweep -- $(BIN)/python manage.py sweep --every 30 & \
+	$(DEV_ENV) $(BIN)/python -m historyhub.serving.supervise deliver -- $(BIN)/python manage.py deliver --with-parent & \
+	exec env $(DEV_ENV) $(BIN)/uvicorn historyhub.asgi:application --host 127.0.0.1 --port 8000 --reload --reload-dir historyhub --lifespan off
 
 test: test-server
 	$(MAKE) --no-print-directory test-js
