@@ -122,7 +122,8 @@ clean:
 	rm -rf $(VENV) data staticfiles test-artifacts $(JS)/node_modules $(PY_CLIENT_VENV) $(PY_CLIENT)/dist
 
 # Notifications on PostgreSQL with bin/start: open → webhook p50/p99, a burst to 3 channels, a SIGKILLed
-# worker mid-burst, the retry schedule (docs/notifications.md, "Measured"). BENCH_ARGS="--actions 100 --events 1000".
+# worker mid-burst, the retry schedule, healthy deliveries beside a dripping and a silent receiver
+# (docs/notifications.md, "Measured"). BENCH_ARGS="--actions 100 --events 1000" or "--only isolation".
 .PHONY: bench-notify
 bench-notify: venv
 	$(BIN)/python bench/notify.py $(BENCH_ARGS)
