@@ -177,4 +177,4 @@ def test_the_channels_and_settings_pages_warn_when_the_delivery_worker_has_not_r
         warnings = page.all("#delivery-worker-warning")
         assert len(warnings) == (1 if warned else 0), url
         if warned:
-            assert "has not run for 1 minute" in page.text("#delivery-worker-warning")
+            assert "has not run in the last minute" in page.text("#delivery-worker-warning")
