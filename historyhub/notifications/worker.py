@@ -19,6 +19,7 @@ import os
 import select
 import threading
 import time
+import weakref
 from collections import Counter, defaultdict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -76,6 +77,8 @@ class Worker:
         # A sender thread writes a byte here when its slot frees, so a sleeping worker claims again at once.
         self.freed_read, self.freed_write = os.pipe()
         os.set_blocking(self.freed_read, False)
+        # Closed by close(), or when the worker is dropped (tests make one per round).
+        self.close_pipe = weakref.finalize(self, close_fds, self.freed_read, self.freed_write)
         self.last_beat = 0.0
         self.next_digests = 0.0
 
@@ -249,8 +252,12 @@ class Worker:
         self._close_listening()
         if self.senders is not None:
             self.senders.shutdown()
-        os.close(self.freed_read)
-        os.close(self.freed_write)
+        self.close_pipe()
+
+
+def close_fds(*fds: int) -> None:
+    for fd in fds:
+        os.close(fd)
 
 
 def parent_gone(parent: int | None = None) -> Callable[[], bool]:
