@@ -18,9 +18,11 @@ import pytest
 from django.db import connection
 
 from historyhub.apikeys.models import ApiKey
+from historyhub.history import client_actions, sessions
 from historyhub.notifications import channels
 from historyhub.notifications.models import Attempt, Delivery, DeliveryStatus
 from historyhub.notifications.worker import Worker
+from historyhub.projects.keys import session_key
 from historyhub.projects.models import Project
 from tests.support.actors import make_member
 from tests.support.servers import HTTPS, ProductionServer, database_url, fetch, production_environment
@@ -304,3 +306,33 @@ def test_a_slack_api_that_drips_its_answer_costs_a_slack_attempt_its_deadline(se
         assert Delivery.objects.get().status == DeliveryStatus.FAILED
     finally:
         dripper.close()
+
+
+def test_channels_of_two_projects_posting_to_one_host_and_port_share_its_slots(settings):
+    """The destination is the receiver's host and port, whoever's channel posts there: six deliveries of two
+    projects' channels to one silent receiver hold two attempts open at a time, and a healthy channel's
+    delivery arrives before the first of them ends."""
+    settings.NOTIFICATIONS_SEND_THREADS, settings.WEBHOOK_TIMEOUT_SECONDS = 8, 2
+    settings.WEBHOOK_RETRY_DELAYS = [600]
+    log = Log()
+    silent, healthy = Receiver("silent", "silent", log), Receiver("healthy", "healthy", log)
+    try:
+        for project in ("alpha", "beta"):
+            Project.objects.create(id=project, name=project.title())
+            webhook(project, silent.url, "bad")
+            webhook(project, silent.url.replace("/hook", "/other-path"), "bad")
+        webhook("beta", healthy.url, "good")
+        for project in ("alpha", "beta"):
+            sessions.ensure(agent="bad", project=project, session_id="s-bad")
+            client_actions.open_action(session_key(project, "s-bad"), call_id="c-bad", name="refund", arguments={})
+        sessions.ensure(agent="good", project="beta", session_id="s-good")
+        client_actions.open_action(session_key("beta", "s-good"), call_id="c-good", name="refund", arguments={})
+
+        assert not deliver_in_a_thread().is_alive(), "the attempts never ended"
+        assert log.count("silent", "connected") == 4
+        assert log.most_open["silent"] == settings.NOTIFICATIONS_DESTINATION_SLOTS == 2
+        assert log.index_of_first("healthy", "arrived") < log.index_of_first("silent", "ended")
+        assert Attempt.objects.filter(delivery__channel__url__startswith=silent.url.removesuffix("/hook")).count() == 4
+    finally:
+        silent.close()
+        healthy.close()
