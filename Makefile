@@ -41,9 +41,13 @@ demo: serving-venv
 	$(DEV_ENV) $(BIN)/python manage.py seed_demo
 
 # The ASGI app under uvicorn, as production serves it, restarting when Python code changes (templates are
-# read anew on each request with DEBUG on, so they need no restart).
+# read anew on each request with DEBUG on, so they need no restart); beside it, as bin/start does, the
+# notification worker and the sweep, each kept running by historyhub.serving.supervise and ended with the
+# server (they run the code they started with: a change to them needs a new `make run`).
 run: demo
-	$(DEV_ENV) $(BIN)/uvicorn historyhub.asgi:application --host 127.0.0.1 --port 8000 --reload --reload-dir historyhub --lifespan off
+	$(DEV_ENV) $(BIN)/python -m historyhub.serving.supervise sweep -- $(BIN)/python manage.py sweep --every 30 & \
+	$(DEV_ENV) $(BIN)/python -m historyhub.serving.supervise deliver -- $(BIN)/python manage.py deliver --with-parent & \
+	exec env $(DEV_ENV) $(BIN)/uvicorn historyhub.asgi:application --host 127.0.0.1 --port 8000 --reload --reload-dir historyhub --lifespan off
 
 test: test-server
 	$(MAKE) --no-print-directory test-js
@@ -118,7 +122,8 @@ clean:
 	rm -rf $(VENV) data staticfiles test-artifacts $(JS)/node_modules $(PY_CLIENT_VENV) $(PY_CLIENT)/dist
 
 # Notifications on PostgreSQL with bin/start: open → webhook p50/p99, a burst to 3 channels, a SIGKILLed
-# worker mid-burst, the retry schedule (docs/notifications.md, "Measured"). BENCH_ARGS="--actions 100 --events 1000".
+# worker mid-burst, the retry schedule, healthy deliveries beside a dripping and a silent receiver
+# (docs/notifications.md, "Measured"). BENCH_ARGS="--actions 100 --events 1000" or "--only isolation".
 .PHONY: bench-notify
 bench-notify: venv
 	$(BIN)/python bench/notify.py $(BENCH_ARGS)

@@ -7,10 +7,15 @@ killed worker costs, and the retry schedule (docs/notifications.md, "Measured").
 3. kill: the same burst with every worker SIGKILLed mid-way and a new one started: every event must arrive;
    duplicates (the same webhook-id again, at least once) are counted.
 4. retries: a receiver answering 500 then 200, with WEBHOOK_RETRY_DELAYS=1,2: the gap it saw.
+5. isolation: 20 healthy webhook channels across 4 projects, each its own receiver; open → received p50/p99 of
+   their deliveries alone, then again beside a receiver that answers ``HTTP/1.1 200 OK`` and drips a byte every
+   5 s and one that never answers, both kept busy with deliveries of their own (docs/notifications.md, "One
+   destination never delays another").
 Prints a table for the README; asserts nothing (the machine is shared and noisy).
 
     .venv/bin/python bench/notify.py                         # 1,000 actions; bursts of 10,000 events
     .venv/bin/python bench/notify.py --actions 100 --events 1000
+    .venv/bin/python bench/notify.py --only isolation --rounds 100
 PostgreSQL: BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/historyhub_bench_notify), dropped
 and created afresh.
 """
@@ -19,7 +24,9 @@ import argparse
 import asyncio
 import json
 import os
+import select
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -37,6 +44,10 @@ from bench.waits import PYTHON, ROOT, Http, environment, fresh_postgres, healthy
 DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/historyhub_bench_notify"
 CLIENTS = 16
 CHANNELS = 3
+ISOLATION_PROJECTS = 4
+ISOLATION_CHANNELS = 20
+BAD_DELIVERIES = 6
+MEASURES = ("retries", "latency", "burst", "kill", "isolation")
 
 
 class Receiver:
@@ -173,6 +184,47 @@ async def open_actions(install, agent, prefix, count, concurrency=1):
     return answered
 
 
+class BadReceiver:
+    """``drip``: reads the request, answers ``HTTP/1.1 200 OK`` and then a byte every 5 s; ``silent``: reads it and
+    never answers. Either holds the connection until the sender closes it; ``connections`` counts them."""
+
+    def __init__(self, mode):
+        self.mode = mode
+        self.connections = 0
+        self.stopping = threading.Event()
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}/hook"
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while not self.stopping.is_set():
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            threading.Thread(target=self.hold, args=(connection,), daemon=True).start()
+
+    def hold(self, connection):
+        with connection:
+            try:
+                connection.recv(65536)
+                if self.mode == "drip":
+                    connection.sendall(b"HTTP/1.1 200 OK\r\n")
+                while not self.stopping.is_set():
+                    readable, _, _ = select.select([connection], [], [], 5)
+                    if readable and not connection.recv(65536):
+                        return
+                    if self.mode == "drip":
+                        connection.sendall(b"X")
+            except OSError:
+                return
+
+    def close(self):
+        self.stopping.set()
+        self.listener.close()
+
+
 def wait_for(condition, seconds):
     deadline = time.monotonic() + seconds
     while not condition():
@@ -246,44 +298,145 @@ def measure_retries(install):
     return [round(later - earlier, 2) for earlier, later in zip(times, times[1:], strict=False)]
 
 
+def isolation_setup(install):
+    """4 projects, each with a write key and 5 healthy webhook channels (agent ``good``), each channel its own
+    receiver; returns [(project, key, receivers)]."""
+    projects = []
+    for number in range(ISOLATION_PROJECTS):
+        project = f"iso{number}"
+        install.run("createproject", project)
+        admin = install.run("createapikey", f"{project} admin", "--scope", "admin", "--project", project)
+        key = install.run("createapikey", f"{project} agent", "--scope", "write", "--project", project)
+        receivers = [Receiver() for _ in range(ISOLATION_CHANNELS // ISOLATION_PROJECTS)]
+        for receiver in receivers:
+            asyncio.run(project_channel(install, admin, receiver.url, "good"))
+        projects.append((project, admin, key, receivers))
+    return projects
+
+
+async def project_channel(install, admin_key, url, agent):
+    admin = Http(install.port, admin_key)
+    body = {"kind": "webhook", "name": agent, "events": ["client_action.opened"], "url": url, "agents": [agent]}
+    status, content = await admin.request("POST", "/api/v1/channels", body)
+    await admin.close()
+    assert status == 201, content
+
+
+async def open_in(install, key, agent, call_id):
+    """Open one action in a session of its own of ``key``'s project; the time of the API's answer."""
+    http = Http(install.port, key)
+    status, content = await http.request("POST", "/api/v1/sessions", {"sessionId": call_id, "agent": agent})
+    assert status == 201, content
+    status, content = await http.request(
+        "POST", f"/api/v1/sessions/{call_id}/client-actions", {"callId": call_id, "name": "refund", "arguments": {}}
+    )
+    assert status == 201, content
+    await http.close()
+    return time.time()
+
+
+def arrivals_of(receivers, call_id):
+    return [arrival for receiver in receivers for arrival in receiver.arrivals if arrival[1] == call_id]
+
+
+def healthy_latencies(install, projects, rounds, prefix):
+    """``rounds`` actions, one at a time, each in the next project: open → received for each of its channels."""
+    delays = []
+    for number in range(rounds):
+        _, _, key, receivers = projects[number % len(projects)]
+        call_id = f"{prefix}-{number}"
+        answered = asyncio.run(open_in(install, key, "good", call_id))
+        wait_for(lambda r=receivers, c=call_id: len(arrivals_of(r, c)) == len(r), 60)
+        delays.extend(at - answered for _, _, at in arrivals_of(receivers, call_id))
+    return delays
+
+
+def measure_isolation(install, rounds):
+    projects = isolation_setup(install)
+    alone = healthy_latencies(install, projects, rounds, "alone")
+    dripping, silent = BadReceiver("drip"), BadReceiver("silent")
+    for (_, admin, key, _), bad in zip(projects[:2], (dripping, silent), strict=True):
+        asyncio.run(project_channel(install, admin, bad.url, "bad"))
+        for number in range(BAD_DELIVERIES):
+            asyncio.run(open_in(install, key, "bad", f"bad-{bad.mode}-{number}"))
+    # Both bad destinations hold their slots before the healthy deliveries start.
+    wait_for(lambda: dripping.connections >= 2 and silent.connections >= 2, 60)
+    beside = healthy_latencies(install, projects, rounds, "beside")
+    for closing in [dripping, silent] + [r for *_, receivers in projects for r in receivers]:
+        closing.close()
+    return alone, beside
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--actions", type=int, default=1000)
     parser.add_argument("--events", type=int, default=10000)
+    parser.add_argument("--rounds", type=int, default=100, help="Healthy actions per isolation run (× 5 channels).")
+    parser.add_argument("--only", default=",".join(MEASURES), help=f"Comma separated, of {', '.join(MEASURES)}.")
     parser.add_argument("--postgres", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_POSTGRES))
     options = parser.parse_args()
+    chosen = set(options.only.split(","))
+    if not chosen <= set(MEASURES):
+        parser.error(f"--only takes {', '.join(MEASURES)}")
+    results = {}
     with tempfile.TemporaryDirectory(prefix="hh-bench-notify-") as directory:
         install = Installation(
             options.postgres, Path(directory), WEBHOOK_RETRY_DELAYS="1,2", NOTIFICATIONS_LEASE_SECONDS="10"
         )
         try:
-            gaps = measure_retries(install)
-            latency = measure_latency(install, options.actions)
-            burst = measure_burst(install, options.events, "burst")
-            killed = measure_burst(install, options.events, "kill", kill=True)
+            if "retries" in chosen:
+                results["retries"] = measure_retries(install)
+            if "latency" in chosen:
+                results["latency"] = measure_latency(install, options.actions)
+            if "burst" in chosen:
+                results["burst"] = measure_burst(install, options.events, "burst")
+            if "kill" in chosen:
+                results["kill"] = measure_burst(install, options.events, "kill", kill=True)
+            if "isolation" in chosen:
+                results["isolation"] = measure_isolation(install, options.rounds)
         finally:
             install.stop()
-    print("| measure | result |")
-    print("|---|---|")
-    print(
-        f"| open → webhook received, p50 / p99 ({latency['count']} actions) | "
-        f"{latency['p50'] * 1000:.1f} ms / {latency['p99'] * 1000:.1f} ms (targets 200 ms / 1 s) |"
-    )
-    print(
-        f"| burst of {burst['events']:,} deliveries ({options.events:,} events × {CHANNELS} channels), "
-        f"{CLIENTS} clients opening | {burst['per_second']:.0f} deliveries/s, {burst['seconds']:.1f} s in all "
-        f"(actions opened at {burst['opened']:.0f}/s meanwhile) |"
-    )
-    print(
-        f"| the same burst, {killed['killed']} worker(s) SIGKILLed a third in, one started | "
-        f"{killed['received']:,} of {killed['events']:,} received, {killed['duplicates']} duplicates "
-        f"(same webhook-id), {killed['seconds']:.1f} s |"
-    )
-    print(f"| 500, 500, then 200 with WEBHOOK_RETRY_DELAYS=1,2 | attempts {gaps} s apart |")
+    report(results, options)
+
+
+def report(results, options):
+    if results.keys() - {"isolation"}:
+        print("| measure | result |")
+        print("|---|---|")
+    if latency := results.get("latency"):
+        print(
+            f"| open → webhook received, p50 / p99 ({latency['count']} actions) | "
+            f"{latency['p50'] * 1000:.1f} ms / {latency['p99'] * 1000:.1f} ms (targets 200 ms / 1 s) |"
+        )
+    if burst := results.get("burst"):
+        print(
+            f"| burst of {burst['events']:,} deliveries ({options.events:,} events × {CHANNELS} channels), "
+            f"{CLIENTS} clients opening | {burst['per_second']:.0f} deliveries/s, {burst['seconds']:.1f} s in all "
+            f"(actions opened at {burst['opened']:.0f}/s meanwhile) |"
+        )
+    if killed := results.get("kill"):
+        print(
+            f"| the same burst, {killed['killed']} worker(s) SIGKILLed a third in, one started | "
+            f"{killed['received']:,} of {killed['events']:,} received, {killed['duplicates']} duplicates "
+            f"(same webhook-id), {killed['seconds']:.1f} s |"
+        )
+    if (gaps := results.get("retries")) is not None:
+        print(f"| 500, 500, then 200 with WEBHOOK_RETRY_DELAYS=1,2 | attempts {gaps} s apart |")
     print(
         f"\n{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, bin/start with 2 web workers and its one "
         "delivery worker, PostgreSQL; lease 10 s."
     )
+    if isolation := results.get("isolation"):
+        alone, beside = isolation
+        print(
+            f"\nHealthy deliveries, open → received ({ISOLATION_CHANNELS} webhook channels across "
+            f"{ISOLATION_PROJECTS} projects, {options.rounds} actions one after another):\n"
+        )
+        print("| | alone | beside a dripping and a silent receiver |")
+        print("|---|---|---|")
+        print(f"| deliveries | {len(alone)} | {len(beside)} |")
+        for name, share in (("p50", 0.5), ("p99", 0.99)):
+            print(f"| {name} | {percentile(alone, share) * 1000:.1f} ms | {percentile(beside, share) * 1000:.1f} ms |")
 
 
 if __name__ == "__main__":

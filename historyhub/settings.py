@@ -385,8 +385,10 @@ WEBHOOK_TIMEOUT_SECONDS = envint("WEBHOOK_TIMEOUT_SECONDS", 15, minimum=1)
 WEBHOOKS_ALLOW_PRIVATE_NETWORKS = envbool("WEBHOOKS_ALLOW_PRIVATE_NETWORKS", False)
 # How long a worker holds the rows it claimed; a killed worker's rows are sent again after it.
 NOTIFICATIONS_LEASE_SECONDS = envint("NOTIFICATIONS_LEASE_SECONDS", 60, minimum=1)
-# Deliveries one worker sends at once (threads, each with its own database connection).
+# Deliveries one worker sends at once, in all (threads, each with its own database connection), and at most
+# to one destination (a webhook's host:port, an email or Slack channel): a slow receiver takes only its own.
 NOTIFICATIONS_SEND_THREADS = envint("NOTIFICATIONS_SEND_THREADS", 8, minimum=1)
+NOTIFICATIONS_DESTINATION_SLOTS = envint("NOTIFICATIONS_DESTINATION_SLOTS", 2, minimum=1)
 # Slack's Web API; tests point it at a local stand-in.
 SLACK_API_URL = os.environ.get("SLACK_API_URL", "https://slack.com/api/")
 # The installation's Slack app: its bot token and signing secret. Empty: the ones operators keep in the admin

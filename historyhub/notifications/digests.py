@@ -15,6 +15,7 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 
 from historyhub.history import jsonvalues
+from historyhub.notifications import deadlines
 from historyhub.notifications.models import DigestEntry
 
 log = logging.getLogger(__name__)
@@ -63,4 +64,7 @@ def mail(user_id, ids):
     subject = f"[HistoryHub] {len(events)} event{'s' if len(events) != 1 else ''} about actions you may decide"
     message = EmailMultiAlternatives(subject, render_to_string("notifications/digest.txt", context), to=[person.email])
     message.attach_alternative(render_to_string("notifications/digest.html", context), "text/html")
-    message.send()
+    with deadlines.Deadline(settings.EMAIL_TIMEOUT) as deadline:
+        message.send()
+    if deadline.passed:
+        raise deadlines.DeadlinePassed(f"the SMTP server did not take the digest within {settings.EMAIL_TIMEOUT} s")

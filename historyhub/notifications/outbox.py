@@ -19,6 +19,7 @@ from django.utils import timezone
 from ulid import ULID
 
 from historyhub.data import audit
+from historyhub.notifications import deadlines
 from historyhub.notifications.events import wake_workers
 from historyhub.notifications.models import Attempt, Channel, Delivery, DeliveryStatus
 from historyhub.notifications.transports import Outcome, transport_for
@@ -34,12 +35,15 @@ def due(now):
     return Delivery.objects.filter(unclaimed, status=DeliveryStatus.PENDING, next_attempt_at__lte=now)
 
 
-def claim(limit=BATCH, now=None):
-    """Take up to ``limit`` due rows for this worker's lease; returns them with their channels."""
+def claim(limit=BATCH, now=None, excluding_channels=(), excluding=()):
+    """Take up to ``limit`` due rows for this worker's lease, none of ``excluding_channels`` (whose destinations
+    have no free slot in this worker) nor the rows ``excluding`` (which it is sending); returns them with their
+    channels."""
     now = now or timezone.now()
     token = str(ULID())
     with transaction.atomic():
-        rows = due(now).order_by("next_attempt_at", "id")
+        rows = due(now).exclude(channel_id__in=excluding_channels).exclude(id__in=excluding)
+        rows = rows.order_by("next_attempt_at", "id")
         if connection.vendor == "postgresql":
             rows = rows.select_for_update(skip_locked=True, of=("self",))
         ids = list(rows.values_list("id", flat=True)[:limit])
@@ -50,12 +54,19 @@ def claim(limit=BATCH, now=None):
     return list(Delivery.objects.select_related("channel").filter(id__in=ids, claim=token).order_by("id"))
 
 
-def next_due_in(now=None):
-    """Seconds until the next pending row is due (0 if one is), or None when none is pending."""
+def release(delivery):
+    """Give back a claimed row unsent (its destination had no free slot): due as it was, for any worker."""
+    Delivery.objects.filter(pk=delivery.pk, claim=delivery.claim).update(claimed_until=None, claim="")
+
+
+def next_due_in(now=None, excluding_channels=()):
+    """Seconds until the next pending row is due (0 if one is), or None when none is pending; rows of
+    ``excluding_channels`` wait for a free slot, not for a time."""
     now = now or timezone.now()
     soonest = (
         Delivery.objects.filter(status=DeliveryStatus.PENDING)
         .exclude(claimed_until__gt=now)
+        .exclude(channel_id__in=excluding_channels)
         .order_by("next_attempt_at")
         .values_list("next_attempt_at", flat=True)
         .first()
@@ -73,18 +84,27 @@ def next_due_in(now=None):
 
 
 def deliver(delivery):
-    """Send one claimed delivery through its channel's transport, and record the attempt."""
+    """Send one claimed delivery through its channel's transport, under one deadline for the whole exchange
+    (``deadlines``), and record the attempt."""
     channel = delivery.channel
     started = time.monotonic()
     if not channel.enabled:
         outcome = Outcome(False, excerpt="The channel is disabled.")
     else:
-        try:
-            outcome = transport_for(channel.kind).send(delivery, channel)
-        except Exception as error:
-            # A transport's bug must not stop the worker: the row is retried on schedule, the error logged.
-            log.exception("delivery %s to channel %s failed", delivery.pk, channel.pk)
-            outcome = Outcome(False, excerpt=f"{type(error).__name__}: {error}"[:500])
+        # The whole exchange: EMAIL_TIMEOUT for the SMTP server, WEBHOOK_TIMEOUT_SECONDS for receivers and Slack.
+        seconds = settings.EMAIL_TIMEOUT if channel.kind == "email" else settings.WEBHOOK_TIMEOUT_SECONDS
+        with deadlines.Deadline(seconds) as deadline:
+            try:
+                outcome = transport_for(channel.kind).send(delivery, channel)
+            except Exception as error:
+                # A transport's bug must not stop the worker: the row is retried on schedule, the error logged
+                # (an error that only follows from the deadline's cut is no bug).
+                if not deadline.passed:
+                    log.exception("delivery %s to channel %s failed", delivery.pk, channel.pk)
+                outcome = Outcome(False, excerpt=f"{type(error).__name__}: {error}"[:500])
+        if deadline.passed:
+            # Whatever was read before the cut is no answer: a cut can even look like an empty 200.
+            outcome = Outcome(False, excerpt=f"No whole answer within {seconds} s (connecting, sending and reading).")
     record(delivery, outcome, int((time.monotonic() - started) * 1000))
     return outcome
 

@@ -6,8 +6,9 @@
   (every page would answer 500); 503 ``{"status": "unavailable"}`` when the database fails or does
   not answer within CHECK_SECONDS. It says nothing more: why is logged.
 - ``/healthz/details``, only for a request made on this machine (see ``on_this_machine``): the
-  worker's pid and the waits and live streams it holds open. To anyone else it does not exist:
-  the request goes on to Django, which answers 404.
+  worker's pid, the waits and live streams it holds open, and when each worker beside the server
+  (the notification worker, the sweep) last ran (``heartbeats``; null when the database does not
+  answer). To anyone else it does not exist: the request goes on to Django, which answers 404.
 
 The check runs on one thread of its own, whatever the request threads are doing; probes that come
 while it runs share its result, so a flood of probes makes one query at a time.
@@ -23,7 +24,7 @@ from django.db import connection
 from django.http import JsonResponse
 
 from historyhub import live
-from historyhub.serving import answers, static_files
+from historyhub.serving import answers, heartbeats, static_files
 
 logger = logging.getLogger(__name__)
 
@@ -40,7 +41,11 @@ async def answered(scope, send):
         await answers.send(send, JsonResponse({"status": status}, status=200 if status == OK else 503))
         return True
     if scope["path"] == "/healthz/details" and on_this_machine(scope):
-        details = {"worker": os.getpid(), "subscribers": live.hub.subscriber_count()}
+        details = {
+            "worker": os.getpid(),
+            "subscribers": live.hub.subscriber_count(),
+            "workers": await checks.last_runs(),
+        }
         await answers.send(send, JsonResponse(details))
         return True
     return False
@@ -74,6 +79,22 @@ class Checks:
             return await asyncio.wait_for(asyncio.shield(self.running), CHECK_SECONDS)
         except TimeoutError:
             return self.report(UNAVAILABLE, f"the database did not answer within {CHECK_SECONDS} s")
+
+    async def last_runs(self):
+        """Each worker's last run, read on the checks' thread; None when the database cannot say in time."""
+        loop = asyncio.get_running_loop()
+        try:
+            reading = asyncio.wrap_future(self.executor.submit(self.read_last_runs), loop=loop)
+            return await asyncio.wait_for(reading, CHECK_SECONDS)
+        except Exception as error:  # details are for people looking: a failure reads as "unknown"
+            logger.warning("/healthz/details: no heartbeats (%s: %s)", type(error).__name__, error)
+            return None
+
+    def read_last_runs(self):
+        try:
+            return {name: run.as_json() for name, run in sorted(heartbeats.last_runs().items())}
+        finally:
+            connection.close()
 
     def check(self):
         if not static_files.collected():

@@ -10,6 +10,8 @@ from django.utils import timezone
 
 from historyhub.data.models import AuditEntry
 from historyhub.notifications.models import Channel, Delivery, NotificationSettings
+from historyhub.serving.heartbeats import STALE_SECONDS
+from historyhub.serving.models import Heartbeat
 from tests.support.actors import make_member, post
 from tests.support.html import parse
 
@@ -142,3 +144,30 @@ def test_approvers_may_not_rotate_a_secret(admin_client, approver_client, receiv
 
     assert post(approver_client, URL, {"action": "rotate", "channel": channel.pk}).status_code == 403
     assert Channel.objects.get().secret == channel.secret
+
+
+def heartbeat_of_the_worker(seconds_ago):
+    Heartbeat.objects.update_or_create(
+        name="deliver",
+        defaults={"last_run_at": timezone.now() - timedelta(seconds=seconds_ago), "pid": 1234, "host": "worker-1"},
+    )
+
+
+@pytest.mark.parametrize(
+    ("seconds_ago", "warned"), [(None, True), (5, False), (STALE_SECONDS - 5, False), (STALE_SECONDS + 5, True)]
+)
+def test_the_channels_and_settings_pages_warn_when_the_delivery_worker_has_not_run_for_a_minute(
+    seconds_ago, warned, db
+):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(make_member("dora", "admin", project="delta"))
+    if seconds_ago is not None:
+        heartbeat_of_the_worker(seconds_ago)
+    # The sweep's heartbeat says nothing about the delivery worker.
+    Heartbeat.objects.create(name="sweep", last_run_at=timezone.now(), pid=1, host="worker-1")
+    for url in (reverse("dashboard:channels", args=["delta"]), reverse("dashboard:settings", args=["delta"])):
+        page = parse(client.get(url))
+        warnings = page.all("#delivery-worker-warning")
+        assert len(warnings) == (1 if warned else 0), url
+        if warned:
+            assert "has not run in the last minute" in page.text("#delivery-worker-warning")

@@ -62,7 +62,7 @@ def outside_address():
 
 def test_the_details_are_answered_only_to_a_request_made_on_this_machine(server):
     details = server.details()
-    assert set(details) == {"worker", "subscribers"}
+    assert set(details) == {"worker", "subscribers", "workers"}
     assert isinstance(details["worker"], int) and details["subscribers"] == 0
 
     # Relayed by a proxy on this machine: the request comes from loopback, with forwarding headers.

@@ -17,8 +17,11 @@ from historyhub.approvals import escalation
 from historyhub.data import audit
 from historyhub.history import client_actions, retention
 from historyhub.idempotency import records
+from historyhub.serving import heartbeats
 
 log = logging.getLogger(__name__)
+# Its heartbeat (docs/operations.md, "Workers that stay alive"): written after every sweep.
+HEARTBEAT_NAME = "sweep"
 
 
 class Command(BaseCommand):
@@ -43,6 +46,7 @@ class Command(BaseCommand):
                 pruned = records.prune()
                 # At most one interval of retention per sweep, so the next expiries and escalations are on time.
                 retained, audited = retention.sweep(seconds=every), audit.prune()
+                heartbeats.beat(HEARTBEAT_NAME)
             except DatabaseError as error:
                 # The database may be restarting: the next sweep catches up.
                 log.warning("sweep failed: %s", error)
