@@ -283,6 +283,8 @@ def test_an_smtp_server_that_drips_its_greeting_costs_an_email_attempt_its_deadl
 def test_a_slack_api_that_drips_its_answer_costs_a_slack_attempt_its_deadline(settings, api, admin_api, session_id):
     dripper = Dripper(b"HTTP/1.1 200 OK\r\n")
     settings.SLACK_API_URL, settings.WEBHOOK_TIMEOUT_SECONDS = f"http://127.0.0.1:{dripper.port}/", 2
+    # The Slack app is the installation's.
+    settings.SLACK_BOT_TOKEN, settings.SLACK_SIGNING_SECRET = "xoxb-test-token", "signing-secret"
     try:
         answer = admin_api.post(
             "channels",
@@ -291,8 +293,6 @@ def test_a_slack_api_that_drips_its_answer_costs_a_slack_attempt_its_deadline(se
                 "name": "approvals",
                 "events": ["client_action.opened"],
                 "slackChannel": "C42",
-                "slackToken": "xoxb-test-token",
-                "slackSigningSecret": "signing-secret",
             },
         )
         assert answer.status_code == 201, answer.content
