@@ -29,7 +29,17 @@ def as_text(lines):
     return "".join(json.dumps(line) + "\n" for line in lines)
 
 
-def test_export_then_import_into_an_empty_project_then_export_is_equal_line_for_line(api, acme, decide_api):
+def as_imported(lines):
+    """The lines as an export of their import reads: equal line for line, but that every action that was resolved
+    is marked imported (docs/data.md, "Import")."""
+    marked = json.loads(json.dumps(lines))
+    for line in marked:
+        for action in line["clientActions"]:
+            action["imported"] = action["status"] != "waiting"
+    return marked
+
+
+def test_export_then_import_into_an_empty_project_then_export_is_equal_line_for_line(api, acme, acme_admin, decide_api):
     full_session(api, "parent", {"customerId": "ana"})
     api.post("sessions", {"sessionId": "child", "agent": "a", "parentSessionId": "parent", "parentCallId": "call-1"})
     assert api.patch("sessions/child", {"runStatus": "completed"}).status_code == 200
@@ -41,22 +51,22 @@ def test_export_then_import_into_an_empty_project_then_export_is_equal_line_for_
     assert decide_api.post("sessions/parent/client-actions/call-2/decision", decision).status_code == 200
     original = export_lines(api)
 
-    response = post_lines(acme, as_text(original))
+    response = post_lines(acme_admin, as_text(original))
 
     assert response.status_code == 200, response.json()
     assert response.json() == {"imported": 2}
-    assert export_lines(acme) == original
+    assert export_lines(acme) == as_imported(original)
     assert AuditEntry.objects.get(action="import").details == {"sessionsImported": 2}
     assert items_via_api(acme, "parent")[-1] == user("after the compaction")
 
 
-def test_a_session_id_the_project_holds_is_a_409_naming_it_and_nothing_is_imported(api, acme):
+def test_a_session_id_the_project_holds_is_a_409_naming_it_and_nothing_is_imported(api, acme, acme_admin):
     api.post("sessions", {"sessionId": "new-one", "agent": "a"})
     api.post("sessions", {"sessionId": "taken", "agent": "a"})
     acme.post("sessions", {"sessionId": "taken", "agent": "b"})
     lines = as_text(export_lines(api))
 
-    response = post_lines(acme, lines)
+    response = post_lines(acme_admin, lines)
 
     assert_error(response, 409, "session_conflict")
     assert "'taken'" in response.json()["error"]["message"]
@@ -72,35 +82,39 @@ def test_a_session_id_the_project_holds_is_a_409_naming_it_and_nothing_is_import
         "[1, 2]\n",
     ],
 )
-def test_a_bad_line_is_a_400_and_nothing_is_imported(acme, text):
-    response = post_lines(acme, text)
+def test_a_bad_line_is_a_400_and_nothing_is_imported(acme, acme_admin, text):
+    response = post_lines(acme_admin, text)
 
     assert response.status_code == 400
     assert response.json()["error"]["code"] == "invalid_input"
     assert not Session.objects.filter(project="acme").exists()
 
 
-def test_a_bad_item_on_a_later_line_takes_back_the_earlier_lines(api, acme):
+def test_a_bad_item_on_a_later_line_takes_back_the_earlier_lines(api, acme, acme_admin):
     api.post("sessions", {"sessionId": "first", "agent": "a"})
     api.post("sessions", {"sessionId": "second", "agent": "a"})
     first, second = export_lines(api)
     second["items"] = [{"position": 1, "epoch": 0, "item": "not an object"}]
 
-    response = post_lines(acme, as_text([first, second]))
+    response = post_lines(acme_admin, as_text([first, second]))
 
     assert response.status_code == 400
     assert "line 2" in response.json()["error"]["message"]
     assert not Session.objects.filter(project="acme").exists()
 
 
-def test_only_json_lines_are_accepted_and_a_read_key_may_not_import(api, read_api):
-    assert api.post("import", {"a": 1}).status_code == 400
-    assert_error(
-        read_api.request("POST", "import", raw=b"", headers={"Content-Type": "application/x-ndjson"}), 403, "forbidden"
-    )
+def test_only_json_lines_are_accepted_and_only_an_admin_key_may_import(api, read_api, decide_api, admin_api):
+    assert admin_api.post("import", {"a": 1}).status_code == 400
+    api.post("sessions", {"sessionId": "s1", "agent": "a"})
+    lines = as_text(export_lines(api))
+    api.delete("sessions/s1")
+    for client in (read_api, api, decide_api):
+        assert_error(post_lines(client, lines), 403, "forbidden")
+    assert not Session.objects.exists()
+    assert not AuditEntry.objects.filter(action="import").exists()
 
 
-def test_an_answered_action_and_its_allowed_responses_come_back_as_exported(api, acme, decide_api):
+def test_an_answered_action_and_its_allowed_responses_come_back_as_exported(api, acme, acme_admin, decide_api):
     api.post("sessions", {"sessionId": "question", "agent": "a"})
     opened = api.post(
         "sessions/question/client-actions",
@@ -111,8 +125,8 @@ def test_an_answered_action_and_its_allowed_responses_come_back_as_exported(api,
     assert decide_api.post("sessions/question/client-actions/q1/decision", answer).status_code == 200
     original = export_lines(api)
 
-    assert post_lines(acme, as_text(original)).status_code == 200
-    assert export_lines(acme) == original
+    assert post_lines(acme_admin, as_text(original)).status_code == 200
+    assert export_lines(acme) == as_imported(original)
     action = original[0]["clientActions"][0]
     assert (action["status"], action["response"], action["allowedResponses"]) == (
         "answered",
@@ -205,24 +219,29 @@ def member_of_both(db):
     return client
 
 
-def test_an_imported_session_shows_on_the_dashboard_as_the_original_does(api, acme, decide_api, member_of_both):
+def test_an_imported_session_shows_on_the_dashboard_as_the_original_does(
+    api, acme, acme_admin, decide_api, member_of_both
+):
     support_conversation(api, decide_api)
     original = export_lines(api)
 
-    assert post_lines(acme, as_text(original)).status_code == 200
+    assert post_lines(acme_admin, as_text(original)).status_code == 200
 
     assert dashboard_state("acme") == dashboard_state(keys.DEFAULT_PROJECT)
     imported_timeline = drawn_timeline(member_of_both, "acme")
-    assert imported_timeline == drawn_timeline(member_of_both, keys.DEFAULT_PROJECT)
+    # The one difference: the card of the action imported resolved says so.
+    marked = [(text.replace(" imported When ", " When "), classes) for text, classes in imported_timeline]
+    assert marked == drawn_timeline(member_of_both, keys.DEFAULT_PROJECT)
+    assert [text for text, _ in imported_timeline if "issue_refund" in text and " imported " in text]
     assert [text for text, _ in imported_timeline if "cancel" in text and "Approve" in text], imported_timeline
     assert acme.get("sessions/refund/history").json()["items"] == api.get("sessions/refund/history").json()["items"]
     assert [session["sessionId"] for session in acme.get("sessions", q="on its way").json()["items"]] == ["refund"]
     assert client_actions.waiting_count("acme") == 1
-    assert export_lines(acme) == original
+    assert export_lines(acme) == as_imported(original)
 
 
 def test_actions_that_items_open_are_opened_by_their_items_and_decided_before_the_item_that_answers(
-    api, acme, decide_api
+    api, acme, acme_admin, decide_api
 ):
     request = {"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_repo", "arguments": "{}"}
     with time_machine.travel(START, tick=False):
@@ -236,7 +255,7 @@ def test_actions_that_items_open_are_opened_by_their_items_and_decided_before_th
         api.post("sessions/tools/items", {"items": [{**answer, "createdAt": at(2)}, confirm]})
     original = export_lines(api)
 
-    assert post_lines(acme, as_text(original)).status_code == 200
+    assert post_lines(acme_admin, as_text(original)).status_code == 200
 
     imported = dashboard_state("acme", "tools")
     assert imported == dashboard_state(keys.DEFAULT_PROJECT, "tools")
@@ -244,10 +263,10 @@ def test_actions_that_items_open_are_opened_by_their_items_and_decided_before_th
         ("mcpr_1", 2),
         ("o1", 4),
     ]
-    assert export_lines(acme) == original
+    assert export_lines(acme) == as_imported(original)
 
 
-def test_a_long_log_is_stored_in_writes_no_larger_than_an_append(api, acme, settings):
+def test_a_long_log_is_stored_in_writes_no_larger_than_an_append(api, acme, acme_admin, settings):
     settings.HISTORYHUB_MAX_ITEMS_PER_REQUEST = 2
     api.post("sessions", {"sessionId": "long", "agent": "support"})
     for first in (1, 3, 5):
@@ -256,16 +275,16 @@ def test_a_long_log_is_stored_in_writes_no_larger_than_an_append(api, acme, sett
         assert api.post("sessions/long/items", batch).status_code == 200
     original = export_lines(api)
 
-    assert post_lines(acme, as_text(original)).status_code == 200
+    assert post_lines(acme_admin, as_text(original)).status_code == 200
 
     assert dashboard_state("acme", "long") == dashboard_state(keys.DEFAULT_PROJECT, "long")
     assert Session.objects.get(pk="acme/long").version == Session.objects.get(pk="long").version
-    assert export_lines(acme) == original
+    assert export_lines(acme) == as_imported(original)
 
 
-def test_a_pop_takes_back_an_imported_item_as_it_takes_back_the_original(api, acme, decide_api):
+def test_a_pop_takes_back_an_imported_item_as_it_takes_back_the_original(api, acme, acme_admin, decide_api):
     support_conversation(api, decide_api)
-    assert post_lines(acme, as_text(export_lines(api))).status_code == 200
+    assert post_lines(acme_admin, as_text(export_lines(api))).status_code == 200
 
     for client in (api, acme):
         for _ in range(4):
@@ -275,14 +294,16 @@ def test_a_pop_takes_back_an_imported_item_as_it_takes_back_the_original(api, ac
     assert dashboard_state("acme")["session"]["last_message"] == "Where is my refund for order 7?"
 
 
-def test_an_item_without_a_time_of_its_own_is_taken_to_arrive_when_the_last_thing_before_it_happened(api, acme):
+def test_an_item_without_a_time_of_its_own_is_taken_to_arrive_when_the_last_thing_before_it_happened(
+    api, acme, acme_admin
+):
     api.post("sessions", {"sessionId": "untimed", "agent": "support"})
     api.post("sessions/untimed/items", {"items": [user("first")]})
     api.post("sessions/untimed/client-actions", {"callId": "ask", "name": "ask", "arguments": {}})
     api.post("sessions/untimed/items", {"items": [user("second")]})
     [line] = export_lines(api)
 
-    assert post_lines(acme, as_text([line])).status_code == 200
+    assert post_lines(acme_admin, as_text([line])).status_code == 200
 
     created, opened = line["session"]["createdAt"], line["clientActions"][0]["createdAt"]
     shown = acme.get("sessions/untimed/history").json()["items"]
@@ -293,11 +314,11 @@ def test_an_item_without_a_time_of_its_own_is_taken_to_arrive_when_the_last_thin
     ]
 
 
-def test_an_import_tells_no_channel_of_the_actions_it_recreates(api, acme, decide_api):
+def test_an_import_tells_no_channel_of_the_actions_it_recreates(api, acme, acme_admin, decide_api):
     Channel.objects.create(project_id="acme", kind="webhook", name="ops", events_json=json.dumps(Event.values))
     support_conversation(api, decide_api)
 
-    assert post_lines(acme, as_text(export_lines(api))).status_code == 200
+    assert post_lines(acme_admin, as_text(export_lines(api))).status_code == 200
     assert not Delivery.objects.exists()
 
     acme.post("sessions/refund/client-actions", {"callId": "new", "name": "ask", "arguments": {}})
