@@ -29,8 +29,8 @@ from historyhub.runs.models import Run
 
 # The levels a line adds around the values it carries: {session: {metadata: …}}, {items: [{item: …}]}.
 LINE_ENVELOPE = 3
-# What the columns of a position and an epoch hold.
-MAX_POSITION = 2**63 - 1
+# Positions the log's column holds, with room to go on; an epoch's number fits its column too.
+MAX_POSITION = 2**62
 MAX_EPOCH = 2**31 - 1
 # What a waiting action cannot carry: it has not ended.
 OUTCOME_VALUES = ("resolvedAt", "resolvedBy", "decision", "approvedArguments", "response", "output", "isError")
@@ -101,15 +101,24 @@ def _import_session(project, line, by_key):
 
 
 def _items(values):
-    """[LoggedItem], positions rising, epochs never falling."""
+    """[LoggedItem], positions rising, epochs never falling and never rising by more than the positions did: each
+    compaction stores at least one item, so the replay starts no more epochs than the log took positions."""
     if not isinstance(values, list):
         raise InvalidInput("items must be an array.")
     rows, last = [], (0, 0)
     for index, entry in enumerate(values):
         entry = _object(entry, f"items[{index}]")
         position, epoch = entry.get("position"), entry.get("epoch")
-        if not _whole(position, MAX_POSITION) or not _whole(epoch, MAX_EPOCH) or position <= last[0] or epoch < last[1]:
-            raise InvalidInput(f"items[{index}] needs a position above the one before and an epoch not below it.")
+        if (
+            not _whole(position, MAX_POSITION)
+            or not _whole(epoch, MAX_EPOCH)
+            or position <= last[0]
+            or not 0 <= epoch - last[1] <= position - last[0]
+        ):
+            raise InvalidInput(
+                f"items[{index}] needs a position above the one before, and an epoch not below it that rose by no "
+                "more than the position did."
+            )
         rows.append((position, epoch, entry.get("item")))
         last = (position, epoch)
     limit = settings.HISTORYHUB_MAX_ITEMS_PER_REQUEST

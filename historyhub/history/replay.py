@@ -169,18 +169,25 @@ class _Replay:
         self.batch, self.new_epochs = [], 0
 
     def open_in_gaps(self, positions):
-        for position in positions:
-            if not self.through_api:
+        """At each free position, oldest first, the first action that fits there: the free positions where none
+        fits are stepped over, not walked (a gap may be as wide as the positions a line names)."""
+        position = positions.start
+        while self.through_api:
+            position = max(position, min(self.first_fit(action) for action in self.through_api))
+            if position >= positions.stop:
                 return
-            action = next((action for action in self.through_api if self.fits(action, position)), None)
-            if action is None:
-                continue
+            action = next(action for action in self.through_api if self.fits(action, position))
             self.through_api.remove(action)
             self.open(action, position)
+            position += 1
+
+    def first_fit(self, action):
+        """The first position the action may take: after the first item that names its call."""
+        named = self.first_named.get(action.call_id)
+        return 0 if named is None else named + 1
 
     def fits(self, action, position):
-        named = self.first_named.get(action.call_id)
-        return named is None or named < position
+        return position >= self.first_fit(action)
 
     def open(self, action, position=None):
         """Open ``action`` as the API did, at ``position`` (a gap in the log) or after the last item."""
