@@ -2,10 +2,23 @@
 
 from django.db import migrations, models
 
+# How actions that an agent's items settled were named before they were marked (docs/dialects.md).
+SETTLED_BY_ITEMS = "agent"
+REPORTED_BY = "agent (reported)"
+
+
+def mark_what_items_settled(apps, schema_editor):
+    """An action the agent's own items settled (resolvedBy "agent", no vote by anyone) was reported, never decided:
+    it says so from now on."""
+    ClientAction = apps.get_model("history", "ClientAction")
+    settled = ClientAction.objects.filter(resolved_by=SETTLED_BY_ITEMS, votes__isnull=True)
+    ClientAction.objects.filter(pk__in=settled.values("pk")).update(reported=True, resolved_by=REPORTED_BY)
+
 
 class Migration(migrations.Migration):
 
     dependencies = [
+        ('approvals', '0001_policies_and_votes'),
         ('history', '0013_escalation_time'),
     ]
 
@@ -25,4 +38,5 @@ class Migration(migrations.Migration):
             name='reported',
             field=models.BooleanField(default=False, help_text="Settled as the agent's items reported it, not decided here (no decider, no vote)."),
         ),
+        migrations.RunPython(mark_what_items_settled, migrations.RunPython.noop),
     ]
