@@ -134,6 +134,10 @@ class Projection:
             client_actions.report_in(self.write, action, status, at=logged.created_at, **outcome)
         return action
 
+    def has_client_action(self, call_id):
+        """Whether the session holds a client action of this call, in whatever state."""
+        return client_actions.ClientAction.objects.filter(session=self.session, call_id=call_id).exists()
+
     def add_settled_client_action(self, logged, call_id, status, data):
         """A client action that was over when it was written: shown as a resolved one."""
         if status in client_actions.Status.values:

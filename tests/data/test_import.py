@@ -520,6 +520,26 @@ def resolved(line):
             "runs",
         ),
     ],
+    ids=[
+        "session name of 501 characters",
+        "agent of 201 characters",
+        "position beyond the column",
+        "epoch beyond the column",
+        "epoch rising faster than positions",
+        "arguments over the action limit",
+        "description over the action limit",
+        "action name of 201 characters",
+        "empty call id",
+        "response schema outside the subset",
+        "waiting action carrying an outcome",
+        "isError not a boolean",
+        "resolvedBy of 201 characters",
+        "decision that does not end it so",
+        "comment over the action limit",
+        "policy of the wrong shape",
+        "a decider voting twice",
+        "claimedBy of 201 characters",
+    ],
 )
 def test_a_value_outside_the_apis_rules_is_a_400_naming_its_line_and_nothing_is_imported(
     api, acme, acme_admin, settings, change, named

@@ -194,7 +194,7 @@ def test_a_pop_takes_the_unconfirmed_report_back_and_the_deciders_still_decide(a
     assert Delivery.objects.filter(event=Event.DECIDED).count() == 1
 
 
-def test_a_report_and_then_the_deciders_the_deciders_decide(api, session, four_eyes):
+def test_after_a_report_the_deciders_decide_as_ever(api, session, four_eyes):
     append(api, orcha_opening("c1"), orcha_outcome("c1", "approved"))
 
     approve_on_the_dashboard(four_eyes[:1], "c1")
@@ -279,3 +279,14 @@ def test_an_ungoverned_action_the_agents_history_opened_settles_as_reported(acme
     # A pop takes the settling back, as every projection change.
     assert acme.post(f"sessions/{SESSION}/items/pop").status_code == 200
     assert (action(acme, "c1")["status"], action(acme, "c1")["reported"]) == ("waiting", False)
+
+
+def test_a_report_on_an_action_people_decided_shows_no_second_card_saying_otherwise(api, session, four_eyes):
+    append(api, orcha_opening("c1"))
+    post(four_eyes[0], decision_url(SESSION, "c1"), {"decision": "reject", "comment": "wrong IBAN"})
+
+    append(api, orcha_outcome("c1", "approved"))
+
+    cards = [item for item in api.get(f"sessions/{SESSION}/history").json()["items"] if item.get("callId") == "c1"]
+    assert [(card["id"], card["status"]) for card in cards] == [("client-action:c1", "failed")]
+    assert action(api, "c1")["status"] == "rejected"
