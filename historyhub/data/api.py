@@ -8,7 +8,8 @@ from django.http import StreamingHttpResponse
 from ninja import Query
 
 from historyhub import streaming
-from historyhub.apikeys.auth import resolved_by
+from historyhub.apikeys.auth import ApiKeyAuth, resolved_by
+from historyhub.apikeys.models import Scope
 from historyhub.data import audit, erasure, export, importing
 from historyhub.data.schemas import ErasureIn, ErasureOut, ExportQuery, ImportOut
 from historyhub.history.api import errors
@@ -48,10 +49,17 @@ IMPORT_BODY = {
 }
 
 
-@router.post("/import", response={200: ImportOut, **errors(403, 409, 413)}, openapi_extra=IMPORT_BODY)
+@router.post(
+    "/import",
+    auth=ApiKeyAuth(Scope.ADMIN),
+    response={200: ImportOut, **errors(403, 409, 413)},
+    openapi_extra=IMPORT_BODY,
+)
 def import_sessions(request):
-    """Recreate the sessions of an export's lines in the key's project, in one transaction: a session id the
-    project holds already is 409 session_conflict, and nothing is imported."""
+    """Recreate the sessions of an export's lines in the key's project, in one transaction (admin key: other keys
+    403): a session id the project holds already is 409 session_conflict, a value outside the API's rules 400
+    naming its line, and nothing is imported. Actions imported resolved are marked ``imported`` and never decided
+    here; waiting ones are governed by this project's policies, opened by this key (docs/data.md, "Import")."""
     if request.content_type != NDJSON:
         raise InvalidInput(f"The body must be JSON Lines sent as Content-Type: {NDJSON}.")
     try:
@@ -62,6 +70,7 @@ def import_sessions(request):
     imported = importing.import_lines(
         project,
         text.split("\n"),
+        by_key=request.auth,
         on_done=lambda count: audit.record(project, actor, audit.Action.IMPORT, sessionsImported=count),
     )
     return {"imported": imported}

@@ -1,20 +1,27 @@
 """Import: the lines of an export recreated in a project, as they were (docs/data.md, "Import").
 
 Sessions, their whole log (positions and epochs), client actions and parked runs keep their ids, times and
-states, so an export of them equals the lines imported. The timeline is not part of an export: the log and the
-actions go through the write path again (``historyhub.history.replay``), which projects the timeline, the cards,
-the counters and the search rows as it did for the original. An import is one transaction: a line whose session
-id the project holds already, or any line that is not valid, and nothing of it is imported.
+states, so an export of them equals the lines imported (but for the ``imported`` mark of resolved actions). The
+timeline is not part of an export: the log and the actions go through the write path again
+(``historyhub.history.replay``), which projects the timeline, the cards, the counters and the search rows as it
+did for the original. An import is one transaction: a line whose session id the project holds already, or any
+value of any line outside the API's rules, and nothing of it is imported.
+
+An import never decides. An action the line says was resolved keeps its record as exported, marked ``imported``,
+and is never decided here; one still waiting waits for this project's deciders under this project's policies,
+opened by the importing key, and the votes the line holds for it are not kept: a vote needs a decider of this
+installation.
 """
 
 from django.conf import settings
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
-from historyhub.approvals.decisions import DEFAULT_ALLOWED, SENT, Decision
+from historyhub.approvals import response_schemas
+from historyhub.approvals.decisions import DEFAULT_ALLOWED, OUTCOME, SENT, Decision
 from historyhub.approvals.models import Via, Vote
 from historyhub.history import jsonvalues, validation
-from historyhub.history.errors import InvalidInput, SessionConflict
+from historyhub.history.errors import InvalidInput, PayloadTooLarge, SessionConflict
 from historyhub.history.models import ClientAction, ClientActionStatus, RunStatus, Session, SessionStatus
 from historyhub.history.replay import LoggedItem, replay
 from historyhub.projects import keys
@@ -22,11 +29,17 @@ from historyhub.runs.models import Run
 
 # The levels a line adds around the values it carries: {session: {metadata: …}}, {items: [{item: …}]}.
 LINE_ENVELOPE = 3
+# Positions the log's column holds, with room to go on; an epoch's number fits its column too.
+MAX_POSITION = 2**62
+MAX_EPOCH = 2**31 - 1
+# What a waiting action cannot carry: it has not ended.
+OUTCOME_VALUES = ("resolvedAt", "resolvedBy", "decision", "approvedArguments", "response", "output", "isError")
 
 
-def import_lines(project, lines, *, on_done=None):
+def import_lines(project, lines, *, by_key=None, on_done=None):
     """Import ``lines`` (an iterable of text lines) into ``project`` in one transaction; returns how many sessions
-    were imported. ``on_done`` is called inside the transaction with that count (the audit row)."""
+    were imported. ``by_key`` is the importing API key (None: an operator's command): the opener of the actions that
+    still wait. ``on_done`` is called inside the transaction with that count (the audit row)."""
     imported = 0
     with transaction.atomic():
         for number, text in enumerate(lines, 1):
@@ -37,8 +50,9 @@ def import_lines(project, lines, *, on_done=None):
             except ValueError as error:
                 raise InvalidInput(f"line {number} is not JSON: it {error}.") from None
             try:
-                _import_session(project, line)
-            except InvalidInput as error:
+                _import_session(project, line, by_key)
+            except (InvalidInput, PayloadTooLarge) as error:
+                # A value beyond a size limit is a bad value of its line here, as any other.
                 raise InvalidInput(f"line {number}: {error.message}") from None
             imported += 1
         if on_done is not None:
@@ -46,7 +60,7 @@ def import_lines(project, lines, *, on_done=None):
     return imported
 
 
-def _import_session(project, line):
+def _import_session(project, line, by_key):
     if not isinstance(line, dict) or set(line) != {"session", "items", "clientActions", "runs"}:
         raise InvalidInput("a line must be an object with exactly session, items, clientActions and runs.")
     snapshot = _object(line["session"], "session")
@@ -57,7 +71,7 @@ def _import_session(project, line):
     session = Session.new(
         key,
         agent=validation.identifier(snapshot.get("agent"), "session.agent"),
-        name=validation.text(snapshot.get("name") or "", "session.name")[:500],
+        name=validation.name(snapshot.get("name") or "", "session.name"),
         status=validation.choice(snapshot.get("status"), SessionStatus.values, "session.status"),
     )
     run_status = validation.choice(snapshot.get("runStatus"), RunStatus.values, "session.runStatus", nullable=True)
@@ -68,31 +82,43 @@ def _import_session(project, line):
         parent = keys.session_key(project, validation.session_id(lineage.get("parentSessionId"), "lineage"))
         if not Session.objects.filter(pk=parent).exists():
             raise InvalidInput("session.lineage names a parent that is neither in the project nor on an earlier line.")
+        parent_call_id = lineage.get("parentCallId") or ""
         session.parent_id, session.parent_call_id = (
             parent,
-            validation.text(lineage.get("parentCallId") or "", "lineage"),
+            validation.identifier(parent_call_id, "lineage.parentCallId") if parent_call_id else "",
         )
     created_at, updated_at = _time(snapshot, "createdAt"), _time(snapshot, "updatedAt")
     items = _items(line["items"])
     exported_actions = _client_actions(line["clientActions"])
     # Usage and itemCount are what the log says: the replay sums and counts them again.
-    actions = replay(session, items, exported_actions, since=created_at, run_status=run_status)
-    Vote.objects.bulk_create(vote for action in exported_actions for vote in _bound(action, actions[action.call_id]))
+    actions = replay(session, items, exported_actions, since=created_at, run_status=run_status, by_key=by_key)
+    # The votes of a resolved action are its record; a waiting action's are not kept (no decider of ours cast them).
+    resolved = [action for action in exported_actions if action.status != ClientActionStatus.WAITING]
+    Vote.objects.bulk_create(vote for action in resolved for vote in _bound(action, actions[action.call_id]))
     _runs(session, line["runs"], actions)
     # The writes set both times to now: they are put back as exported.
     Session.objects.filter(pk=key).update(created_at=created_at, updated_at=updated_at)
 
 
 def _items(values):
-    """[LoggedItem], positions rising, epochs never falling."""
+    """[LoggedItem], positions rising, epochs never falling and never rising by more than the positions did: each
+    compaction stores at least one item, so the replay starts no more epochs than the log took positions."""
     if not isinstance(values, list):
         raise InvalidInput("items must be an array.")
     rows, last = [], (0, 0)
     for index, entry in enumerate(values):
         entry = _object(entry, f"items[{index}]")
         position, epoch = entry.get("position"), entry.get("epoch")
-        if not _whole(position) or not _whole(epoch) or position <= last[0] or epoch < last[1]:
-            raise InvalidInput(f"items[{index}] needs a position above the one before and an epoch not below it.")
+        if (
+            not _whole(position, MAX_POSITION)
+            or not _whole(epoch, MAX_EPOCH)
+            or position <= last[0]
+            or not 0 <= epoch - last[1] <= position - last[0]
+        ):
+            raise InvalidInput(
+                f"items[{index}] needs a position above the one before, and an epoch not below it that rose by no "
+                "more than the position did."
+            )
         rows.append((position, epoch, entry.get("item")))
         last = (position, epoch)
     limit = settings.HISTORYHUB_MAX_ITEMS_PER_REQUEST
@@ -106,46 +132,115 @@ def _items(values):
 
 
 def _client_actions(values):
-    """The exported actions as unsaved rows, oldest first, each with its votes (``imported_votes``)."""
+    """The exported actions as unsaved rows, oldest first, each with its votes (``imported_votes``), every value
+    held to the rules the API holds it to."""
     if not isinstance(values, list):
         raise InvalidInput("clientActions must be an array.")
     actions = {}
     for index, value in enumerate(values):
-        value = _object(value, f"clientActions[{index}]")
         field = f"clientActions[{index}]"
+        value = _object(value, field)
         call_id = validation.identifier(value.get("callId"), f"{field}.callId")
         if call_id in actions:
             raise InvalidInput(f"{field}.callId {call_id!r} is there twice.")
+        status = validation.choice(value.get("status"), ClientActionStatus.values, f"{field}.status")
+        waiting = status == ClientActionStatus.WAITING
+        if waiting:
+            carried = [name for name in OUTCOME_VALUES if value.get(name) is not None]
+            if carried:
+                raise InvalidInput(f"{field} is waiting and cannot carry {', '.join(carried)}.")
         arguments = value.get("arguments")
         if not isinstance(arguments, dict):
             raise InvalidInput(f"{field}.arguments must be an object.")
-        approved = value.get("approvedArguments")
+        response_schema = _action_value(value.get("responseSchema"), f"{field}.responseSchema", must_be_object=True)
+        if response_schema is not None:
+            response_schemas.check_schema(response_schema)
+        decision = validation.choice(value.get("decision") or "", ["", *SENT], f"{field}.decision")
+        if decision and OUTCOME[decision] != status:
+            raise InvalidInput(f"{field}.decision {decision!r} does not end an action as {status!r}.")
+        is_error = value.get("isError")
+        if is_error is not None and not isinstance(is_error, bool):
+            raise InvalidInput(f"{field}.isError must be true, false or null.")
+        reported = value.get("reported", False)
+        if not isinstance(reported, bool):
+            raise InvalidInput(f"{field}.reported must be true or false.")
         action = ClientAction(
             call_id=call_id,
             name=validation.action_name(value.get("name"), f"{field}.name"),
-            arguments_json=jsonvalues.dumps(validation.json_value(arguments, f"{field}.arguments")),
-            description=validation.text(value.get("description") or "", f"{field}.description"),
-            status=validation.choice(value.get("status"), ClientActionStatus.values, f"{field}.status"),
+            arguments_json=jsonvalues.dumps(_action_value(arguments, f"{field}.arguments")),
+            description=_action_text(value.get("description"), f"{field}.description"),
+            status=status,
             created_at=_time(value, "createdAt"),
             expires_at=_time(value, "expiresAt", nullable=True),
             resolved_at=_time(value, "resolvedAt", nullable=True),
-            resolved_by=validation.text(value.get("resolvedBy") or "", f"{field}.resolvedBy")[:200],
-            decision=validation.choice(value.get("decision") or "", ["", *SENT], f"{field}.decision"),
-            comment=validation.text(value.get("comment") or "", f"{field}.comment"),
-            approved_arguments_json=None if approved is None else jsonvalues.dumps(approved),
+            resolved_by=_by(value.get("resolvedBy"), f"{field}.resolvedBy"),
+            decision=decision,
+            comment=_action_text(value.get("comment"), f"{field}.comment"),
+            approved_arguments_json=_json_or_none(
+                _action_value(value.get("approvedArguments"), f"{field}.approvedArguments", must_be_object=True)
+            ),
             allowed_responses=",".join(_allowed(value.get("allowedResponses"), field)),
-            response_schema_json=_json_or_none(value.get("responseSchema")),
-            response_json=_json_or_none(value.get("response")),
-            # The policy as exported (who decides, how many); its escalation timing is not part of an export,
-            # so an imported action that still waits is not escalated (docs/data.md).
-            policy_json=_json_or_none(value.get("policy")),
-            escalated_at=_time(value, "escalatedAt", nullable=True),
-            output_json=None if value.get("output") is None else jsonvalues.dumps(value.get("output")),
-            is_error=value.get("isError") if isinstance(value.get("isError"), bool) else None,
+            response_schema_json=_json_or_none(response_schema),
+            response_json=_json_or_none(_action_value(value.get("response"), f"{field}.response")),
+            # The policy as exported (who decided, how many) is the record of a resolved action; a waiting one is
+            # governed by this project's policies instead (``replay``), and the line's policy is ignored.
+            policy_json=None if waiting else _json_or_none(_policy(value.get("policy"), f"{field}.policy")),
+            escalated_at=None if waiting else _time(value, "escalatedAt", nullable=True),
+            output_json=_json_or_none(_json(value.get("output"), f"{field}.output")),
+            is_error=is_error,
+            reported=reported and not waiting,
         )
         action.imported_votes = _votes(value.get("votes") or [], field)
         actions[call_id] = action
     return list(actions.values())
+
+
+def _action_value(value, field, must_be_object=False):
+    """A JSON value of a client action (arguments, a response …), under the API's intake rules and size limit."""
+    if value is None:
+        return None
+    if must_be_object and not isinstance(value, dict):
+        raise InvalidInput(f"{field} must be an object or null.")
+    return validation.within_action_limit(validation.json_value(value, field), field)
+
+
+def _action_text(value, field):
+    return validation.within_action_limit(validation.text(value or "", field), field)
+
+
+def _json(value, field):
+    return None if value is None else validation.json_value(value, field)
+
+
+def _by(value, field):
+    """Who resolved or voted, as the export names them: at most 200 characters, never cut."""
+    if not value:
+        return ""
+    return validation.identifier(value, field)
+
+
+def _policy(value, field):
+    """A resolved action's policy as exported: {name, requiredApprovals, approverGroups, peopleOnly}."""
+    if value is None:
+        return None
+    value = _object(value, field)
+    required = value.get("requiredApprovals")
+    groups = value.get("approverGroups")
+    if (
+        not _whole(required, 5)
+        or required < 1
+        or not isinstance(groups, list)
+        or not isinstance(value.get("peopleOnly"), bool)
+    ):
+        raise InvalidInput(f"{field} must be {{name, requiredApprovals: 1-5, approverGroups, peopleOnly}} or null.")
+    return {
+        "name": validation.identifier(value.get("name"), f"{field}.name"),
+        "requiredApprovals": required,
+        "approverGroups": [validation.identifier(group, f"{field}.approverGroups") for group in groups],
+        "peopleOnly": value["peopleOnly"],
+        "escalateTo": [],
+        "escalateAfterSeconds": None,
+    }
 
 
 def _allowed(value, field):
@@ -165,18 +260,23 @@ def _votes(values, field):
     one's), what, for which arguments, when."""
     if not isinstance(values, list):
         raise InvalidInput(f"{field}.votes must be an array.")
-    votes = []
+    votes, voters = [], set()
     for index, value in enumerate(values):
-        value = _object(value, f"{field}.votes[{index}]")
-        arguments = value.get("arguments")
+        at = f"{field}.votes[{index}]"
+        value = _object(value, at)
+        by = validation.identifier(value.get("by"), f"{at}.by")
+        if by in voters:
+            raise InvalidInput(f"{at}.by {by!r} voted twice: a decider votes once.")
+        voters.add(by)
+        arguments = _action_value(value.get("arguments"), f"{at}.arguments", must_be_object=True)
         votes.append(
             Vote(
-                by=validation.text(value.get("by") or "", f"{field}.votes[{index}].by")[:200],
+                by=by,
                 # An export made before votes said their channel: the dashboard's.
-                via=validation.choice(value.get("via", Via.DASHBOARD), Via.values, f"{field}.votes[{index}].via"),
-                decision=validation.choice(value.get("decision"), SENT, f"{field}.votes[{index}].decision"),
-                arguments_json=None if arguments is None else jsonvalues.dumps(arguments),
-                comment=validation.text(value.get("comment") or "", f"{field}.votes[{index}].comment"),
+                via=validation.choice(value.get("via", Via.DASHBOARD), Via.values, f"{at}.via"),
+                decision=validation.choice(value.get("decision"), SENT, f"{at}.decision"),
+                arguments_json=_json_or_none(arguments),
+                comment=_action_text(value.get("comment"), f"{at}.comment"),
                 at=_time(value, "at"),
             )
         )
@@ -207,7 +307,7 @@ def _runs(session, values, actions):
             agent=validation.identifier(value.get("agent"), f"{field}.agent"),
             state=validation.text(state, f"{field}.state"),
             claimed_until=_time(value, "claimedUntil", nullable=True),
-            claimed_by=validation.text(value.get("claimedBy") or "", f"{field}.claimedBy")[:200],
+            claimed_by=_by(value.get("claimedBy"), f"{field}.claimedBy"),
         )
         run.awaiting.set([actions[call_id] for call_id in call_ids])
         Run.objects.filter(pk=run.pk).update(created_at=_time(value, "createdAt"), updated_at=_time(value, "updatedAt"))
@@ -219,8 +319,8 @@ def _object(value, field):
     return value
 
 
-def _whole(value):
-    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+def _whole(value, most):
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= most
 
 
 def _time(value, name, nullable=False):

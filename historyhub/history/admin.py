@@ -285,6 +285,9 @@ class ClientActionAdmin(ReadOnlyAdmin):
         "response",
         "output",
         "is_error",
+        "agent_report",
+        "reported",
+        "imported",
     )
     readonly_fields = fields
 

@@ -50,6 +50,9 @@ def card_data(action):
         data["arguments"] = action.arguments
         if action.expires_at is not None:
             data["expiresAt"] = base.format_time(action.expires_at)
+        if action.agent_report:
+            # What the agent's items said happened: unconfirmed, never a decision (docs/timeline.md).
+            data["agentReport"] = action.agent_report
     return data
 
 
@@ -64,6 +67,7 @@ def approval_data(action):
         "resolvedBy": action.resolved_by or None,
         "resolvedAt": base.format_time(action.resolved_at),
         "expiresAt": base.format_time(action.expires_at),
+        "agentReport": (action.agent_report or None) if action.is_waiting else None,
     }
     return {name: value for name, value in approval.items() if value is not None}
 
@@ -81,10 +85,15 @@ def card_changes(card, action):
     if card.type == "action":
         changes = gated_call_changes(action)
         if action.status == Status.APPROVED and "output" in card.data:
-            # The tool ran before the approval was recorded: the card keeps the outcome it has.
-            changes["status"] = card.data["status"]
+            # The tool ran before the approval was recorded: the card keeps the outcome it has, or, when the output
+            # came while the action waited (the card waited on), the outcome the output reported.
+            status = card.data["status"]
+            if status == "waiting":
+                status = "failed" if action.agent_report == Status.FAILED else "completed"
+            changes["status"] = status
         return changes, ()
-    return card_data(action), () if action.is_waiting else ("arguments", "expiresAt")
+    data = card_data(action)
+    return data, tuple(name for name in ("arguments", "expiresAt", "agentReport") if name not in data)
 
 
 def expired_view(entry_type, data):

@@ -2,8 +2,14 @@
 
 The API's result and decision endpoints, the dashboard's Approve and Reject
 buttons and the admin's actions all resolve through ``resolve`` here; log items
-that open or settle an action (hosted MCP approvals, Orcha client actions) go
-through ``open_in`` and ``resolve_in`` inside their write.
+that open an action (hosted MCP approvals, Orcha client actions) go through
+``open_in`` inside their write, and items that report how one ended (an
+``mcp_approval_response``, an Orcha ``client_action`` with another status, a
+tool output) through ``report_in``, which settles only what the contract lets
+an agent's report settle (docs/dialects.md, "What an agent's items may decide").
+``resolve_in`` is the one function that moves an action out of ``waiting``;
+decisions, results, expiry, reports and imports reach it only through the
+functions here.
 
 An action shows on one timeline card: a ``client_action`` entry of its own, or,
 when the call it guards is already on the timeline (an Agents SDK tool that
@@ -40,6 +46,8 @@ from historyhub.notifications import Event
 from historyhub.projects import keys
 
 Status = ClientActionStatus
+# How an action that the agent's own items settled names who settled it: nobody decided it here.
+REPORTED_BY = "agent (reported)"
 
 
 class Opened(NamedTuple):
@@ -166,7 +174,7 @@ def open_in(
         response_schema_json=jsonvalues.dumps(response_schema) if response_schema is not None else None,
     )
     action.measure_texts()
-    _govern(action, session, created_at)
+    govern(action, session.project_id, session.agent, created_at)
     action.entry_key = _add_card(write, action, created_at, order, logged)
     action.save(force_insert=True)
     write.notify(Event.OPENED, action)
@@ -176,14 +184,14 @@ def open_in(
     return Opened(action, True)
 
 
-def _govern(action, session, created_at):
-    """The policy that governs an action opening now, copied onto it (a later edit does not change it), and when
-    the sweep escalates it."""
-    policy = policies.governing(session.project_id, session.agent, action.name, action.arguments)
-    if policy is None:
-        return
-    action.policy_json = jsonvalues.dumps(policy)
-    if policy["escalateAfterSeconds"] is not None:
+def govern(action, project, agent, created_at):
+    """The policy of ``project`` that governs an action opening now, copied onto it (a later edit does not change
+    it), and when the sweep escalates it; an import governs the waiting actions it recreates with it too."""
+    policy = policies.governing(project, agent, action.name, action.arguments)
+    action.policy_json = jsonvalues.dumps(policy) if policy is not None else None
+    action.escalate_at = None
+    action.escalated_at = None
+    if policy is not None and policy["escalateAfterSeconds"] is not None:
         action.escalate_at = created_at + timedelta(seconds=policy["escalateAfterSeconds"])
 
 
@@ -346,6 +354,9 @@ def resolve(key, call_id, resolved_by, decider=None, **outcome):
         action = ClientAction.objects.filter(session=write.session, call_id=call_id).first()
         if action is None:
             raise NotFound(f"Client action {call_id!r} was not found in session {keys.session_id_of(key)!r}.")
+        if action.imported and not action.is_waiting:
+            # Its record is the export's: nobody here decided it, and nobody here decides it again.
+            raise ActionResultConflict(f"Client action {call_id!r} was imported resolved and cannot be decided again.")
         # Edited arguments are judged under the policy that governs them, as if the agent had asked for them.
         policy = deciders.policy_for(action, outcome.get("approved_arguments"))
         if decider is not None:
@@ -385,16 +396,43 @@ def resolve(key, call_id, resolved_by, decider=None, **outcome):
     raise ActionResultConflict(f"Client action {call_id!r} was already resolved differently.")
 
 
+def report_in(write, action, status, *, at, **outcome):
+    """An item of the agent's log reports that the waiting ``action`` ended as ``status`` (with ``outcome``:
+    decision, comment, output_json, is_error), inside the write that stores the item (docs/api.md, "Only a decision
+    decides"). Returns whether the report settled it.
+
+    A report settles only an action that the agent's own history opened (a log item, not ``POST …/client-actions``)
+    and that no policy governs: HistoryHub mirrors a decision made elsewhere, as ``reported`` by "agent (reported)",
+    with no vote and no audit row. Any other action stays waiting for its deciders, its card showing the report as
+    unconfirmed; the change goes through the write, so a pop of the item takes it back.
+    """
+    if has_expired(action.expires_at, write.now):
+        return False  # Over by time already: the report changes nothing.
+    if action.source_position is not None and action.policy_json is None:
+        resolve_in(write, action, status=status, resolved_by=REPORTED_BY, resolved_at=at, reported=True, **outcome)
+        return True
+    if action.agent_report != status:
+        write.change_action(action, agent_report=status)
+        show(write, action)
+    return False
+
+
 def resolve_in(write, action, **fields):
-    """Move a waiting action to its final state inside a write, and show it."""
+    """Move a waiting action to its final state inside a write, and show it: the one place an action's status
+    changes (a pop's undo puts it back as it was)."""
     write.change_action(action, **fields)
     write.notify_resolved(action)
     write.session.waiting_count -= 1
+    show(write, action)
+    stop_waiting_unless_waiting(write)
+
+
+def show(write, action):
+    """Bring the card of ``action`` up to date with the action."""
     card = write.timeline.get(action.entry_key) if action.entry_key else None
     if card is not None:
         changes, removed = cards.card_changes(card, action)
         write.change_entry(card, changes, removed)
-    stop_waiting_unless_waiting(write)
 
 
 def stop_waiting_unless_waiting(write):

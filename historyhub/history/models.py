@@ -351,6 +351,18 @@ class ClientAction(models.Model):
     )
     output_json = models.TextField(null=True, blank=True)
     is_error = models.BooleanField(null=True, blank=True)
+    agent_report = models.CharField(
+        max_length=16,
+        blank=True,
+        default="",
+        help_text="The outcome the agent's items reported while it waits for its deciders: shown, never a decision.",
+    )
+    reported = models.BooleanField(
+        default=False, help_text="Settled as the agent's items reported it, not decided here (no decider, no vote)."
+    )
+    imported = models.BooleanField(
+        default=False, help_text="Imported already resolved: its record is the export's, and it is never decided here."
+    )
     epoch = models.IntegerField(default=0)
     source_position = models.BigIntegerField(
         null=True, blank=True, help_text="The log item that opened it; empty when opened through the API."

@@ -79,12 +79,21 @@ class Projection:
         )
 
     def complete_action(self, logged, call_id, output, failed):
-        """An output: the newest card of its call gets it, its duration, and its outcome."""
+        """An output: the newest card of its call gets it, its duration, and its outcome. The output of a call whose
+        client action still waits is the agent's report that the tool ran (``settle_client_action``): unless it
+        settles the action, the card keeps waiting and shows the output beside the unconfirmed report."""
         card = self.timeline.newest_for_call(call_id)
         if card is None:
             return
         # Whole milliseconds counted exactly; float seconds * 1000 can land just below.
         duration = max(0, (logged.created_at - card.created_at) // timedelta(milliseconds=1))
+        if _waits(card):
+            reported = client_actions.Status.FAILED if failed else client_actions.Status.COMPLETED
+            outcome = {"output_json": jsonvalues.dumps(output), "is_error": bool(failed)}
+            action = self._report(call_id, reported, logged, outcome)
+            if action is not None and action.is_waiting:
+                self.change_entry(card, {"durationMs": duration, "output": output})
+                return
         status = EntryStatus.FAILED if failed or _refused(card) else EntryStatus.COMPLETED
         self.change_entry(card, {"status": str(status), "durationMs": duration, "output": output})
 
@@ -109,20 +118,27 @@ class Projection:
         )
 
     def settle_client_action(self, call_id, status, logged, **fields):
-        """An item reports how a waiting action ended (``output``, ``decision``, ``comment``); False when no
-        action of that call waits."""
-        if status not in client_actions.Status.values:
-            return False
+        """An item reports how a waiting action ended (``output``, ``decision``, ``comment``): a report, which
+        ``client_actions.report_in`` lets settle the action or shows as unconfirmed (docs/dialects.md). False when no
+        action of that call waits, or the status is none an action can end in."""
+        if "output" in fields:
+            fields["output_json"] = jsonvalues.dumps(fields.pop("output"))
+        return self._report(call_id, status, logged, fields) is not None
+
+    def _report(self, call_id, status, logged, outcome):
+        """The waiting action of the call, once it took the report; None when none waits."""
+        if status not in client_actions.Status.values or status == client_actions.Status.WAITING:
+            return None
         action = client_actions.ClientAction.objects.filter(
             session=self.session, call_id=call_id, status=client_actions.Status.WAITING
         ).first()
-        if action is None:
-            return False
-        outcome = {"status": status, "resolved_by": "agent", "resolved_at": logged.created_at, **fields}
-        if "output" in outcome:
-            outcome["output_json"] = jsonvalues.dumps(outcome.pop("output"))
-        client_actions.resolve_in(self.write, action, **outcome)
-        return True
+        if action is not None:
+            client_actions.report_in(self.write, action, status, at=logged.created_at, **outcome)
+        return action
+
+    def has_client_action(self, call_id):
+        """Whether the session holds a client action of this call, in whatever state."""
+        return client_actions.ClientAction.objects.filter(session=self.session, call_id=call_id).exists()
 
     def add_settled_client_action(self, logged, call_id, status, data):
         """A client action that was over when it was written: shown as a resolved one."""
@@ -146,6 +162,14 @@ class Projection:
 
     def change_entry(self, entry, changes, remove=()):
         self.write.change_entry(entry, changes, remove)
+
+
+def _waits(card):
+    """Whether the card shows a client action that waits (its own card, or the approval of the call it gates)."""
+    if card.type == "client_action":
+        return card.data.get("status") == EntryStatus.WAITING
+    approval = card.data.get("approval")
+    return isinstance(approval, dict) and approval.get("status") == client_actions.Status.WAITING
 
 
 def _refused(card):

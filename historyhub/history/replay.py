@@ -17,8 +17,14 @@ The order, from what the export holds:
   first, each take the first such position after the first item that names their call (the call they gate), or
   the first such position when no item before it names their call; those left over open after the last item.
 - A decision (or result) is made just before the first later item that names the action's call (the output
-  that follows an approval), or after the last item when none does. An action the agent settled itself
-  (``resolvedBy`` "agent") is settled by its item, as it was.
+  that follows an approval), or after the last item when none does. An action the agent's items settled
+  (``reported``) is settled by its item, as it was, where this project's policies let a report settle it.
+
+What the export says of how an action ended is its record, never a decision made here: a resolved action gets
+the exported outcome (``client_actions.resolve_in``, the one place a status changes) and its exported fields,
+marked ``imported``; the replay refuses a line whose items settled an action otherwise than it says. An action
+still waiting is governed by this project's policies as they are now (``client_actions.govern``), with the
+importing key as its opener (``by_key``); the line's policy and escalation are not kept.
 - An item carries no time of its own unless it has ``createdAt``; it is taken to have arrived at the latest
   moment the export knows before it (the session's creation, an action's opening or decision).
 """
@@ -28,15 +34,16 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from historyhub.history import client_actions, dialects, item_log
+from historyhub.history.errors import InvalidInput
 from historyhub.history.models import ClientAction, ClientActionStatus
 from historyhub.history.writes import writing
 
-# The fields an export holds of a client action: set as exported once the replay made it.
+# The fields an export holds of a resolved client action: set as exported once the replay made it (its status is
+# the one the replay resolved it to).
 EXPORTED_FIELDS = (
     "name",
     "arguments_json",
     "description",
-    "status",
     "created_at",
     "expires_at",
     "resolved_at",
@@ -52,6 +59,18 @@ EXPORTED_FIELDS = (
     "escalated_at",
     "output_json",
     "is_error",
+    "reported",
+    "imported",
+)
+# What an export holds of an action still waiting: what it asks. Who decides it is this project's business.
+WAITING_FIELDS = (
+    "name",
+    "arguments_json",
+    "description",
+    "created_at",
+    "expires_at",
+    "allowed_responses",
+    "response_schema_json",
 )
 # How an action ended, as resolve_in takes it.
 OUTCOME_FIELDS = (
@@ -64,8 +83,10 @@ OUTCOME_FIELDS = (
     "response_json",
     "output_json",
     "is_error",
+    "reported",
 )
-SETTLED_BY_ITS_ITEM = "agent"
+# How an export names an action that its items settled (before the ``reported`` mark, "agent").
+SETTLED_BY_ITS_ITEMS = ("agent", client_actions.REPORTED_BY)
 
 
 @dataclass
@@ -76,21 +97,24 @@ class LoggedItem:
     text: str
 
 
-def replay(session, items, actions, *, since, run_status):
+def replay(session, items, actions, *, since, run_status, by_key=None):
     """Create ``session`` (unsaved), store ``items`` (LoggedItem, positions rising) and recreate ``actions``
-    (unsaved ClientAction rows as exported, oldest first) in it; ``since`` is when the session was created and
-    ``run_status`` its run status as exported. Returns the saved client actions by call id."""
-    with writing(session.pk, create=session, replaying=True):
+    (unsaved ClientAction rows as exported, oldest first) in it; ``since`` is when the session was created,
+    ``run_status`` its run status as exported and ``by_key`` the importing key. Returns the saved client actions by
+    call id."""
+    with writing(session.pk, create=session, replaying=True, by_key=by_key):
         pass
-    session_replay = _Replay(session.pk, items, actions, since)
+    session_replay = _Replay(session, items, actions, since, by_key)
     for logged in items:
         session_replay.add(logged)
     return session_replay.finish(run_status)
 
 
 class _Replay:
-    def __init__(self, key, items, actions, since):
-        self.key = key
+    def __init__(self, session, items, actions, since, by_key):
+        self.key = session.pk
+        self.project, self.agent = session.project_id, session.agent
+        self.by_key = by_key
         # Where the log goes on, as the last step left it.
         self.next_position = 1
         self.epoch = 0
@@ -109,7 +133,7 @@ class _Replay:
 
     def step(self):
         """One write of the replay, as one request made it."""
-        return writing(self.key, replaying=True)
+        return writing(self.key, replaying=True, by_key=self.by_key)
 
     def add(self, logged):
         if logged.position > self.next_position + len(self.batch):
@@ -145,18 +169,25 @@ class _Replay:
         self.batch, self.new_epochs = [], 0
 
     def open_in_gaps(self, positions):
-        for position in positions:
-            if not self.through_api:
+        """At each free position, oldest first, the first action that fits there: the free positions where none
+        fits are stepped over, not walked (a gap may be as wide as the positions a line names)."""
+        position = positions.start
+        while self.through_api:
+            position = max(position, min(self.first_fit(action) for action in self.through_api))
+            if position >= positions.stop:
                 return
-            action = next((action for action in self.through_api if self.fits(action, position)), None)
-            if action is None:
-                continue
+            action = next(action for action in self.through_api if self.fits(action, position))
             self.through_api.remove(action)
             self.open(action, position)
+            position += 1
+
+    def first_fit(self, action):
+        """The first position the action may take: after the first item that names its call."""
+        named = self.first_named.get(action.call_id)
+        return 0 if named is None else named + 1
 
     def fits(self, action, position):
-        named = self.first_named.get(action.call_id)
-        return named is None or named < position
+        return position >= self.first_fit(action)
 
     def open(self, action, position=None):
         """Open ``action`` as the API did, at ``position`` (a gap in the log) or after the last item."""
@@ -180,7 +211,8 @@ class _Replay:
         self.decided_later(action)
 
     def decided_later(self, action):
-        if action.status != ClientActionStatus.WAITING and action.resolved_by != SETTLED_BY_ITS_ITEM:
+        settled_by_its_items = action.reported or action.resolved_by in SETTLED_BY_ITS_ITEMS
+        if action.status != ClientActionStatus.WAITING and not settled_by_its_items:
             self.due[action.call_id] = action
 
     def resolve(self, action):
@@ -210,9 +242,28 @@ class _Replay:
             else:
                 write.set_run_status(run_status)
         rows = {row.call_id: row for row in actions}
+        resolved, waiting = [], []
         for call_id, action in self.exported.items():
-            for name in EXPORTED_FIELDS:
-                setattr(rows[call_id], name, getattr(action, name))
-            rows[call_id].measure_texts()
-        ClientAction.objects.bulk_update(rows.values(), [*EXPORTED_FIELDS, *ClientAction.TEXT_MEASURES])
+            row = rows[call_id]
+            if action.status != ClientActionStatus.WAITING:
+                if row.status != action.status:
+                    raise InvalidInput(
+                        f"client action {call_id!r} is {action.status} in the line, but its items settle it as "
+                        f"{row.status}."
+                    )
+                action.imported = True
+                for name in EXPORTED_FIELDS:
+                    setattr(row, name, getattr(action, name))
+                row.measure_texts()
+                resolved.append(row)
+            elif row.is_waiting:
+                for name in WAITING_FIELDS:
+                    setattr(row, name, getattr(action, name))
+                row.measure_texts()
+                client_actions.govern(row, self.project, self.agent, row.created_at)
+                waiting.append(row)
+        ClientAction.objects.bulk_update(resolved, [*EXPORTED_FIELDS, *ClientAction.TEXT_MEASURES])
+        ClientAction.objects.bulk_update(
+            waiting, (*WAITING_FIELDS, *ClientAction.TEXT_MEASURES, "policy_json", "escalate_at", "escalated_at")
+        )
         return rows

@@ -520,7 +520,10 @@ class ClientActionOut(Out):
     createdAt: Time
     expiresAt: Time | None
     resolvedAt: Time | None
-    resolvedBy: str | None = Field(description='The dashboard user, or "api key: <name>".')
+    resolvedBy: str | None = Field(
+        description='The dashboard user, "api key: <name>", or "agent (reported)" when the agent\'s own items settled '
+        "it."
+    )
     decision: Literal[SENT] | None
     comment: str | None
     approvedArguments: JsonObject | None
@@ -533,6 +536,14 @@ class ClientActionOut(Out):
     votes: list[VoteOut] = Field(description="Every decision made on it, oldest first: the audit of who decided.")
     approvalsNeeded: int = Field(description="Approvals still missing; 0 once resolved.")
     escalatedAt: Time | None
+    reported: bool = Field(
+        description='Settled as the agent\'s own items reported it (resolvedBy "agent (reported)"): no decision was '
+        "given here, and it cannot be claimed for execution."
+    )
+    imported: bool = Field(
+        description="Imported already resolved: its record (votes, resolvedBy) is the export's, and it can never be "
+        "decided here."
+    )
 
     @staticmethod
     def resolve_votes(action):

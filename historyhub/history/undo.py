@@ -30,6 +30,8 @@ _ACTION_FIELDS = (
     "approved_arguments_json",
     "output_json",
     "is_error",
+    "agent_report",
+    "reported",
 )
 
 
@@ -55,9 +57,12 @@ class Undo:
         if not any(epoch == entry.epoch and key == entry.key for epoch, key, _ in self.entries):
             self.entries.append([entry.epoch, entry.key, entry.stored_data()])
 
-    def action_changing(self, action):
-        before = {name: getattr(action, name) for name in _ACTION_FIELDS}
-        before["resolved_at"] = base.format_time(before["resolved_at"])
+    def action_changing(self, action, fields=_ACTION_FIELDS):
+        """Only the fields the item changes are put back: a report that leaves the action waiting must not take
+        back a decision made after it."""
+        before = {name: getattr(action, name) for name in _ACTION_FIELDS if name in fields}
+        if "resolved_at" in before:
+            before["resolved_at"] = base.format_time(before["resolved_at"])
         self.actions.append([action.call_id, before])
 
     def run_status_changing(self, previous, previous_version, version):
@@ -105,7 +110,8 @@ class Undo:
     def revert(self, write):
         session = write.session
         for call_id, fields in reversed(self.actions):
-            fields = dict(fields, resolved_at=base.parse_timestamp(fields["resolved_at"]))
+            if "resolved_at" in fields:
+                fields = dict(fields, resolved_at=base.parse_timestamp(fields["resolved_at"]))
             ClientAction.objects.filter(session=session, call_id=call_id).update(**fields)
             write.action_changed(call_id)
         for epoch, key, data in reversed(self.entries):

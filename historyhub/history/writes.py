@@ -147,7 +147,7 @@ class Write:
     def change_action(self, action, **fields):
         """Change a client action's fields and save them."""
         if self.undo is not None:
-            self.undo.action_changing(action)
+            self.undo.action_changing(action, fields)
         for name, value in fields.items():
             setattr(action, name, value)
         action.save(update_fields=list(fields))

@@ -26,6 +26,8 @@ CLIENT_ACTION_FIELDS = {
     "votes",
     "approvalsNeeded",
     "escalatedAt",
+    "reported",
+    "imported",
 }
 
 

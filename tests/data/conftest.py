@@ -5,9 +5,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.test import Client
 
+from historyhub.apikeys.models import ApiKey
 from historyhub.projects.models import Project, Role
 from tests.data.sessions import write_client
-from tests.support.actors import logged_in, make_member
+from tests.support.actors import ApiClient, logged_in, make_member
 
 
 @pytest.fixture
@@ -15,6 +16,12 @@ def acme(db):
     """A write client of a second project, ``acme``: what is done in ``default`` must leave it alone."""
     Project.objects.create(id="acme", name="Acme")
     return write_client("acme")
+
+
+@pytest.fixture
+def acme_admin(acme):
+    """An admin key of ``acme``: what an import into it needs."""
+    return ApiClient(ApiKey.issue("importer", "admin", project="acme")[1])
 
 
 @pytest.fixture

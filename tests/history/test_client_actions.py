@@ -54,6 +54,8 @@ def test_opening_creates_a_waiting_client_action(session_id):
         "votes": [],
         "approvalsNeeded": 1,
         "escalatedAt": None,
+        "reported": False,
+        "imported": False,
     }
 
 

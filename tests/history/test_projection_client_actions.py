@@ -122,7 +122,7 @@ def test_an_mcp_approval_request_is_a_waiting_client_action(session_id):
     assert (action.status, action.description) == ("waiting", "files")
 
 
-def test_an_approving_mcp_approval_response_completes_it(session_id):
+def test_an_approving_mcp_approval_response_settles_an_ungoverned_request_as_reported(session_id):
     item_log.append(
         session_id,
         [
@@ -134,7 +134,8 @@ def test_an_approving_mcp_approval_response_completes_it(session_id):
     item = timeline_item(session_id, "client-action:mcpr_1")
     assert (item["status"], item["summary"]) == ("completed", "delete file completed.")
     assert "arguments" not in item
-    assert client_actions.get(session_id, "mcpr_1").status == "approved"
+    action = client_actions.get(session_id, "mcpr_1")
+    assert (action.status, action.resolved_by, action.reported) == ("approved", "agent (reported)", True)
     assert snapshot(session_id)["runStatus"] == "running"
 
 
@@ -212,7 +213,7 @@ def test_an_orcha_waiting_client_action_can_be_decided(session_id):
     assert snapshot(session_id)["runStatus"] == "running"
 
 
-def test_a_later_orcha_item_with_the_outcome_resolves_the_waiting_action(session_id):
+def test_a_later_orcha_item_with_the_outcome_settles_the_ungoverned_action_it_opened_as_reported(session_id):
     waiting = {
         "type": "client_action",
         "name": "request_human_approval",
@@ -224,7 +225,9 @@ def test_a_later_orcha_item_with_the_outcome_resolves_the_waiting_action(session
     item_log.append(session_id, [{**waiting, "status": "approved", "output": {"approved": True}}])
 
     action = client_actions.get(session_id, "call_123")
-    assert (action.status, action.resolved_by, action.output) == ("approved", "agent", {"approved": True})
+    assert (action.status, action.resolved_by, action.output) == ("approved", "agent (reported)", {"approved": True})
+    assert action.reported is True
+    assert not action.votes.exists()
     assert timeline(session_id)[0]["status"] == "completed"
     assert "arguments" not in timeline(session_id)[0]
     assert len(timeline(session_id)) == 1

@@ -199,7 +199,7 @@ export interface ClientAction {
   createdAt: string;
   expiresAt: string | null;
   resolvedAt: string | null;
-  /** The dashboard user, or "api key: <name>". */
+  /** The dashboard user, "api key: <name>", or "agent (reported)" when the agent's own items settled it. */
   resolvedBy: string | null;
   decision: Decision['decision'] | null;
   comment: string | null;
@@ -210,6 +210,10 @@ export interface ClientAction {
   isError: boolean | null;
   allowedResponses?: AllowedResponse[];
   responseSchema?: JsonObject | null;
+  /** Settled as the agent's own items reported it: no decision was given here. */
+  reported?: boolean;
+  /** Imported already resolved: its record is the export's, and it is never decided here. */
+  imported?: boolean;
 }
 
 export interface NewClientAction {

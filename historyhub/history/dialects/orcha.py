@@ -71,6 +71,10 @@ def _project_client_action(projection, logged):
     outcome = {"output": item["output"]} if "output" in item else {}
     if projection.settle_client_action(call_id, status, logged, **outcome):
         return
+    if projection.has_client_action(call_id):
+        # A report on an action that no longer waits: its card shows how it really ended, and no second card says
+        # otherwise.
+        return
     # Settled when it was written: shown as a resolved client action.
     projection.add_settled_client_action(logged, call_id, status, passthrough_fields(item, "arguments"))
 
