@@ -1,22 +1,11 @@
 """Migration 0002 gives every existing write key the decide scope too, so nothing that worked stops working."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from historyhub.apikeys.models import ApiKey
+from tests.support.migrations import latest, migrate
 
 BEFORE = ("apikeys", "0001_initial")
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
-
-
-def latest():
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
 @pytest.mark.django_db(transaction=True)

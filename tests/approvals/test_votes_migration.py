@@ -6,8 +6,7 @@ key")."""
 from datetime import timedelta
 
 import pytest
-from django.db import IntegrityError, connection, transaction
-from django.db.migrations.executor import MigrationExecutor
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from historyhub.apikeys.models import ApiKey
@@ -15,19 +14,9 @@ from historyhub.approvals.deciders import UNKNOWN_MESSAGE
 from historyhub.approvals.models import Vote
 from historyhub.history import client_actions
 from tests.support.actors import ApiClient
+from tests.support.migrations import latest, migrate
 
 BEFORE = [("approvals", "0001_policies_and_votes"), ("apikeys", "0003_key_project")]
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
-
-
-def latest():
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -5,15 +5,11 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
+from tests.support.migrations import migrate
+
 VOTES = ("approvals", "0001_policies_and_votes")
 BEFORE = [("history", "0015_client_action_text_measures"), VOTES]
 MARKED = [("history", "0016_reported_and_imported_actions"), VOTES]
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 @pytest.mark.django_db(transaction=True)

@@ -3,19 +3,12 @@ the approvals page reads those notes instead of the whole values (docs/dashboard
 descriptions")."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from historyhub.history.models import ClientAction
+from tests.support.migrations import latest, migrate
 
 BEFORE = [("history", "0014_client_action_undecidable")]
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    return executor.loader.project_state(targets).apps
 
 
 @pytest.mark.django_db(transaction=True)
@@ -38,7 +31,7 @@ def test_existing_actions_get_their_sizes_hidden_characters_and_destructive_word
         created_at=now,
     )
 
-    migrate(MigrationExecutor(connection).loader.graph.leaf_nodes())
+    migrate(latest())
 
     plain, risky = ClientAction.objects.order_by("call_id")
     assert (plain.arguments_bytes, plain.description_bytes, plain.hides_characters) == (12, 0, False)

@@ -13,7 +13,6 @@ import pytest
 from cryptography.fernet import Fernet, InvalidToken
 from django.core.management import CommandError, call_command
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
@@ -23,6 +22,7 @@ from historyhub.notifications.models import Attempt, Channel, Delivery, SlackApp
 from historyhub.projects import administration
 from tests.notifications.conftest import EVERY_EVENT, deliver_due
 from tests.support.actors import ApiClient
+from tests.support.migrations import latest, migrate
 from tests.support.servers import database_url
 
 SECRETS = ("secret", "previous_secret")
@@ -214,17 +214,6 @@ def test_a_value_stored_unencrypted_is_refused_when_read_and_encrypted_by_the_ro
     assert "notifications.Channel.secret: 1 re-encrypted" in rotate_keys()
     assert stored(created["channelId"])["secret"].startswith("fernet:")
     assert Channel.objects.get(pk=created["channelId"]).secret == "whsec_written-around-the-model"
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
-
-
-def latest():
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
 @pytest.mark.django_db(transaction=True)

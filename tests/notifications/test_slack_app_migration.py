@@ -6,25 +6,13 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from historyhub.notifications import slack_app
 from historyhub.notifications.models import Channel, SlackApp, SlackUserLink
+from tests.support.migrations import latest, migrate
 
 BEFORE = ("notifications", "0001_outbox")
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state(targets).apps
-
-
-def latest():
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
 def slack_channel(OldChannel, name, token, secret, project="default", minutes_ago=0):

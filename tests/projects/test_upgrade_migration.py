@@ -7,8 +7,6 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.contrib.contenttypes.models import ContentType
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 from django.utils import timezone
 
 from historyhub.apikeys.models import ApiKey
@@ -16,19 +14,9 @@ from historyhub.history import item_log
 from historyhub.history.models import ClientAction, Item, Session
 from historyhub.projects import access
 from historyhub.projects.models import Role
+from tests.support.migrations import latest, migrate
 
 BEFORE = [("history", "0008_pop_takes_everything_back"), ("apikeys", "0002_scopes"), ("projects", None)]
-
-
-def migrate(targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(targets)
-    executor.loader.build_graph()
-    return executor.loader.project_state([target for target in targets if target[1] is not None]).apps
-
-
-def latest():
-    return MigrationExecutor(connection).loader.graph.leaf_nodes()
 
 
 @pytest.mark.django_db(transaction=True)
