@@ -6,6 +6,7 @@ import html
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
 
@@ -15,6 +16,7 @@ from historyhub.history.dialects.base import parse_timestamp
 from historyhub.history.models import ClientAction
 from historyhub.projects.models import Project, Role
 from tests.support.actors import ApiClient, logged_in, make_member, post
+from tests.support.html import parse
 
 PROJECT = "acme"
 SESSION = "s1"
@@ -97,3 +99,43 @@ def test_once_it_waited_as_long_as_the_edited_arguments_policy_says_its_escalati
     assert on_dashboard(acme, "mia", '{"amount": 5000000}').status_code == 302
     approved = read(acme)
     assert (approved["status"], approved["approvedArguments"]) == ("approved", {"amount": 5000000})
+
+
+# One person, one approval: a key a superuser makes in the admin is theirs ---------------------------------------
+
+TWO_FROM_FINANCE = {
+    "name": "Two from finance",
+    "actions": ["pay_*"],
+    "approverGroups": ["finance"],
+    "requiredApprovals": 2,
+}
+
+
+def key_made_in_the_admin(client, name, scopes="decide"):
+    """A key made on the admin's add page, as a browser does; the key in clear (shown once on the answer)."""
+    client.get("/admin/apikeys/apikey/add/")
+    answer = client.post(
+        "/admin/apikeys/apikey/add/",
+        {"project": PROJECT, "name": name, "scopes": scopes},
+        headers={"X-CSRFToken": client.cookies["csrftoken"].value},
+    )
+    assert answer.status_code == 200, answer.content
+    return parse(answer).one("#issued-key")["value"]
+
+
+def test_a_superuser_in_the_group_cannot_add_an_approval_with_a_key_they_made_in_the_admin(acme):
+    root = User.objects.create_superuser("root", password="root-password-1")
+    assert acme["admin"].put("groups/finance", {"members": ["fay", "gus", "root"]}).status_code == 200
+    assert acme["admin"].put("policies", {"items": [TWO_FROM_FINANCE]}).status_code == 200
+    body = {"callId": "p1", "name": "pay_vendor", "arguments": {"iban": "X", "amount": 100000}}
+    assert acme["agent"].post(f"sessions/{SESSION}/client-actions", body).status_code == 201
+    operator = logged_in(root)
+    url = reverse("dashboard:decide_action", args=[PROJECT, SESSION, "p1"])
+    assert post(operator, url, {"decision": "approve"}, project=PROJECT).status_code == 302
+
+    key = key_made_in_the_admin(operator, "root bot")
+    again = ApiClient(key).post(f"sessions/{SESSION}/client-actions/p1/decision", {"decision": "approve"})
+    assert again.status_code == 200
+    waiting = acme["agent"].get(f"sessions/{SESSION}/client-actions/p1").json()
+    assert (waiting["status"], waiting["approvalsNeeded"]) == ("waiting", 1)
+    assert [(vote["by"], vote["via"]) for vote in waiting["votes"]] == [("root", "dashboard")]
