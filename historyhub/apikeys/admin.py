@@ -54,7 +54,9 @@ class ApiKeyAdmin(admin.ModelAdmin):
         if change:
             super().save_model(request, obj, form, change)
             return
-        issued, key = ApiKey.issue(obj.name, obj.scopes, project=obj.project)
+        # Made by a person (an operator logged in): it decides as them, so it adds no approval of its own
+        # (docs/api.md, "A decider is a person or a key").
+        issued, key = ApiKey.issue(obj.name, obj.scopes, project=obj.project, created_by=request.user)
         # The admin goes on with the object it built (its log entry, its redirect): make it the issued key.
         for field in ApiKey._meta.concrete_fields:
             setattr(obj, field.attname, getattr(issued, field.attname))

@@ -62,8 +62,8 @@ class ApiKey(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
     revoked_at = models.DateTimeField(null=True, blank=True)
-    # A key a person made on the settings page decides as them; one an operator made (createapikey, the admin)
-    # counts as itself (docs/api.md, "A decider is a person or a key").
+    # A key a person made (the settings page, the admin) decides as them; one made with createapikey counts as
+    # itself (docs/api.md, "A decider is a person or a key").
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,

@@ -14,8 +14,10 @@ judged under the policy that governs them, as if the agent had asked for them
 """
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 
 from historyhub.apikeys.models import ApiKey, Scope
 from historyhub.approvals import policies
@@ -88,7 +90,7 @@ class Decider:
         role = self._once(("role", project), lambda: access.role_of(self.user, project))
         if not access.grants(role, Role.APPROVER):
             return ROLE_MESSAGE
-        groups = deciding_groups(action, policy)
+        groups = deciding_groups(action, OWN if own else policy)
         if groups and not self._once(("groups", project), lambda: self._groups_in(project)).intersection(groups):
             what = "this action" if own else "these arguments"
             return f'The policy "{policy["name"]}" lets only members of {", ".join(groups)} decide {what}.'
@@ -112,14 +114,23 @@ class Decider:
 def deciding_groups(action, policy=OWN):
     """The groups whose members may decide the action under ``policy`` (by default its own), or () when every
     approver may: the policy's approver groups, and once the sweep escalated the action, the groups it escalates
-    to."""
-    policy = action.policy if policy is OWN else policy
+    to. Under the policy of edited arguments, as if the agent had asked for them: its escalation groups once the
+    action has waited that policy's ``escalateAfterSeconds``, whatever its own policy's escalation did."""
+    own = policy is OWN
+    policy = action.policy if own else policy
     if policy is None or not policy["approverGroups"]:
         return ()
     groups = list(policy["approverGroups"])
-    if action.escalated_at is not None:
+    if _escalated_under(action, policy, own):
         groups += [group for group in policy["escalateTo"] if group not in groups]
     return tuple(groups)
+
+
+def _escalated_under(action, policy, own):
+    if own:
+        return action.escalated_at is not None
+    seconds = policy["escalateAfterSeconds"]
+    return seconds is not None and action.created_at + timedelta(seconds=seconds) <= timezone.now()
 
 
 def check(decider, action, policy=OWN):
