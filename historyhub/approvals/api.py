@@ -14,13 +14,14 @@ from historyhub.projects.scoping import ScopedRouter
 
 router = ScopedRouter(tags=["policies"])
 
+# One approval: the group example holds one person (the demo's login), and a policy nobody can satisfy is refused.
 REFUND_POLICY = {
     "name": "large refunds",
     "agents": ["support*"],
     "actions": ["issue_refund"],
     "when": [{"argument": "amount", "op": "gt", "value": 10000}],
     "approverGroups": ["finance"],
-    "requiredApprovals": 2,
+    "requiredApprovals": 1,
     "peopleOnly": True,
     "escalateAfterSeconds": 3600,
     "escalateTo": [],

@@ -14,6 +14,8 @@ the votes of many actions at once, so a page of cards costs the queries of one.
 
 from enum import Enum
 
+from django.db.models import BooleanField, ExpressionWrapper, F, Prefetch, Q
+
 from historyhub.approvals import deciders, policies
 from historyhub.approvals.decisions import Decision
 from historyhub.approvals.models import Vote
@@ -103,6 +105,20 @@ def approvals_needed(action):
     return needed
 
 
+def prefetched():
+    """The votes to prefetch with actions, each knowing from the database whether it is for the action's own
+    arguments as stored (``for_original``), so judging a page of cards reads no action's arguments: they may be a
+    megabyte each (an approve without edits stores the action's own text)."""
+    same_text = Q(arguments_json=F("action__arguments_json"))
+    return Prefetch(
+        "votes", queryset=Vote.objects.annotate(for_original=ExpressionWrapper(same_text, output_field=BooleanField()))
+    )
+
+
+def _for_the_original(vote, action):
+    return getattr(vote, "for_original", False) or jsonvalues.equal(vote.arguments, action.arguments)
+
+
 def judged(action, fresh=False):
     """The action's votes, oldest first, each with ``why`` (None while it counts, else why not) and ``policy``
     (``deciders.policy_for`` its arguments). Read once per action (``judge`` fills it for many); ``fresh`` reads
@@ -132,7 +148,7 @@ def judge(actions):
         listing = None
         for action in waiting:
             for vote in action._judged_votes:
-                if vote.decision == Decision.APPROVE and not jsonvalues.equal(vote.arguments, action.arguments):
+                if vote.decision == Decision.APPROVE and not _for_the_original(vote, action):
                     if listing is None:
                         listing = policies.listing(project)
                     vote.policy = deciders.policy_for(action, vote.arguments, listing)

@@ -206,7 +206,9 @@ def cards(session, entries):
     if keys:
         actions = {
             action.entry_key: action
-            for action in ClientAction.objects.prefetch_related("votes").filter(session=session, entry_key__in=keys)
+            for action in ClientAction.objects.prefetch_related(votes.prefetched()).filter(
+                session=session, entry_key__in=keys
+            )
         }
         votes.judge(actions.values())
     return [card(entry, item, actions.get(entry.key), now) for entry, item in items]

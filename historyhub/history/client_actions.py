@@ -265,7 +265,7 @@ def show_again(write, actions):
 
 def get(key, call_id):
     # The votes come along, judged: the answer shows them, and async readers serialise it without the database.
-    action = ClientAction.objects.prefetch_related("votes").filter(session_id=key, call_id=call_id).first()
+    action = ClientAction.objects.prefetch_related(votes.prefetched()).filter(session_id=key, call_id=call_id).first()
     if action is None:
         if not Session.objects.filter(pk=key).exists():
             raise SessionNotFound(key)
@@ -278,7 +278,8 @@ def listing(project, status=None, agent=None, session_id=None, now=None):
     """Client actions across the sessions of ``project`` (its id), oldest first; ``status`` as readers see it at
     ``now``; ``session_id`` as the project knows it."""
     now = now or timezone.now()
-    actions = ClientAction.objects.select_related("session").prefetch_related("votes").filter(session__project=project)
+    actions = ClientAction.objects.select_related("session").prefetch_related(votes.prefetched())
+    actions = actions.filter(session__project=project)
     if status:
         actions = actions.showing(validation.choice(status, Status.values, "status"), now)
     if agent:

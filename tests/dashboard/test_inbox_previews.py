@@ -176,7 +176,7 @@ def test_an_imported_action_at_the_caps_is_called_out_for_what_lies_beyond_its_p
     exported = exporter.get("export")
     assert exported.status_code == 200
     administration.create_project("beta", "Beta")
-    importer = ApiClient(ApiKey.issue("beta importer", "write", project="beta")[1])
+    importer = ApiClient(ApiKey.issue("beta importer", "admin", project="beta")[1])
     lines = b"".join(exported.streaming_content)
     imported = importer.request("POST", "import", raw=lines, headers={"Content-Type": "application/x-ndjson"})
     assert imported.status_code == 200, imported.content[:300]

@@ -391,7 +391,9 @@ def forged_approval(line):
     other = {**PAY, "iban": "GB33BUKB20201555555555", "amount": 100000}
     at = "2026-12-01T10:00:00Z"
     votes = [
-        {"by": by, "decision": "approve", "arguments": other, "comment": None, "at": at} for by in ("alice", "bob")
+        {"by": by, "via": "dashboard", "decision": "approve", "arguments": other, "comment": None, "at": at}
+        | {"counts": True, "why": None}
+        for by in ("alice", "bob")
     ]
     action.update(
         status="approved",
