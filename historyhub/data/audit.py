@@ -38,6 +38,8 @@ class Action:
     CHANNEL_DELETED = "channel.deleted"
     CHANNEL_SECRET_ROTATED = "channel.secret_rotated"
     DELIVERY_SENT_AGAIN = "delivery.sent_again"
+    EXECUTION_CLAIMED = "execution.claimed"
+    EXECUTION_REFUSED = "execution.refused"
 
 
 RETENTION_ACTOR = "retention"

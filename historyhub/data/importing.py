@@ -33,7 +33,16 @@ LINE_ENVELOPE = 3
 MAX_POSITION = 2**62
 MAX_EPOCH = 2**31 - 1
 # What a waiting action cannot carry: it has not ended.
-OUTCOME_VALUES = ("resolvedAt", "resolvedBy", "decision", "approvedArguments", "response", "output", "isError")
+OUTCOME_VALUES = (
+    "resolvedAt",
+    "resolvedBy",
+    "decision",
+    "approvedArguments",
+    "response",
+    "output",
+    "isError",
+    "executedAt",
+)
 
 
 def import_lines(project, lines, *, by_key=None, on_done=None):
@@ -186,6 +195,7 @@ def _client_actions(values):
             # governed by this project's policies instead (``replay``), and the line's policy is ignored.
             policy_json=None if waiting else _json_or_none(_policy(value.get("policy"), f"{field}.policy")),
             escalated_at=None if waiting else _time(value, "escalatedAt", nullable=True),
+            executed_at=None if waiting else _time(value, "executedAt", nullable=True),
             output_json=_json_or_none(_json(value.get("output"), f"{field}.output")),
             is_error=is_error,
             reported=reported and not waiting,

@@ -43,6 +43,8 @@ from historyhub.history.schemas import (
     DecisionIn,
     EntryList,
     Error,
+    ExecutionIn,
+    ExecutionOut,
     HistoryPage,
     InjectionEntry,
     InjectionIn,
@@ -320,7 +322,7 @@ def list_client_actions(request, query: Query[ClientActionQuery]):
 
 
 # Call ids may hold "/" (sent as %2F, which servers decode before routing): the ids are matched as paths,
-# the routes ending in /result and /decision come first, and a GET of one of them reads the action whose id
+# the routes ending in /result, /decision and /execution come first, and a GET of one of them reads the action whose id
 # ends that way. docs/api.md, "Ids in paths".
 
 
@@ -372,6 +374,28 @@ def decide_client_action(request, key: SessionId, call_id: CallId, body: Decisio
 async def get_client_action_ending_in_decision(request, key: SessionId, call_id: CallId, query: Query[WaitQuery]):
     """The action whose callId is {callId}/decision: a GET here is a read, not the decision endpoint."""
     return await read_client_action(request, key, f"{call_id}/decision", query.wait)
+
+
+@router.post(
+    "/sessions/{sessionId}/client-actions/{anyid:callId}/execution",
+    response={200: ExecutionOut, **errors(403, 404, 409, 413)},
+)
+def claim_client_action_execution(request, key: SessionId, call_id: CallId, body: ExecutionIn):
+    """Claim the one execution of an approved action, with the digest of the arguments about to run: 200 the first
+    time; 409 not_approved, arguments_mismatch (recorded and announced; nothing may run) or already_executed."""
+    executed_at, digest = client_actions.claim_execution(
+        key, call_id, arguments_digest=body.argumentsDigest, claimer=resolved_by(request)
+    )
+    return {"executedAt": executed_at, "argumentsDigest": digest}
+
+
+@router.get(
+    "/sessions/{sessionId}/client-actions/{anyid:callId}/execution",
+    response={200: ClientActionOut, **errors(404, 429, 503)},
+)
+async def get_client_action_ending_in_execution(request, key: SessionId, call_id: CallId, query: Query[WaitQuery]):
+    """The action whose callId is {callId}/execution: a GET here is a read, not the execution endpoint."""
+    return await read_client_action(request, key, f"{call_id}/execution", query.wait)
 
 
 @router.get(

@@ -53,7 +53,17 @@ def card_data(action):
         if action.agent_report:
             # What the agent's items said happened: unconfirmed, never a decision (docs/timeline.md).
             data["agentReport"] = action.agent_report
+    data.update(execution_data(action))
     return data
+
+
+def execution_data(action):
+    """What a card says of the execution claims of its action: when it was claimed, when one was last refused."""
+    execution = {
+        "executedAt": base.format_time(action.executed_at),
+        "executionRefusedAt": base.format_time(action.execution_refused_at),
+    }
+    return {name: value for name, value in execution.items() if value is not None}
 
 
 def approval_data(action):
@@ -68,6 +78,7 @@ def approval_data(action):
         "resolvedAt": base.format_time(action.resolved_at),
         "expiresAt": base.format_time(action.expires_at),
         "agentReport": (action.agent_report or None) if action.is_waiting else None,
+        **execution_data(action),
     }
     return {name: value for name, value in approval.items() if value is not None}
 

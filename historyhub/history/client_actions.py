@@ -20,6 +20,7 @@ expired (``models.has_expired``: ``ClientAction.status_at`` and the queries of
 ``ClientActionQuerySet``); the periodic sweep (``sweep_expired``) writes it down.
 """
 
+import re
 from datetime import timedelta
 from typing import NamedTuple
 
@@ -31,7 +32,15 @@ from historyhub.data import audit
 from historyhub.history import client_action_cards as cards
 from historyhub.history import jsonvalues, validation
 from historyhub.history.dialects import base
-from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
+from historyhub.history.errors import (
+    ActionResultConflict,
+    AlreadyExecuted,
+    ArgumentsMismatch,
+    InvalidInput,
+    NotApproved,
+    NotFound,
+    SessionNotFound,
+)
 from historyhub.history.models import (
     ClientAction,
     ClientActionStatus,
@@ -46,6 +55,7 @@ from historyhub.notifications import Event
 from historyhub.projects import keys
 
 Status = ClientActionStatus
+DIGEST = re.compile("sha256:[0-9a-f]{64}")
 # How an action that the agent's own items settled names who settled it: nobody decided it here.
 REPORTED_BY = "agent (reported)"
 
@@ -174,6 +184,7 @@ def open_in(
         response_schema_json=jsonvalues.dumps(response_schema) if response_schema is not None else None,
     )
     action.measure_texts()
+    action.digest_arguments()
     govern(action, session.project_id, session.agent, created_at)
     action.entry_key = _add_card(write, action, created_at, order, logged)
     action.save(force_insert=True)
@@ -463,6 +474,62 @@ def _same_outcome(action, outcome):
         elif current != value:
             return False
     return True
+
+
+# Executing --------------------------------------------------------------------------------
+
+
+class Claimed(NamedTuple):
+    executed_at: object
+    arguments_digest: str
+
+
+def claim_execution(key, call_id, *, arguments_digest, claimer):
+    """The agent's side claims the one execution of an approved action with the digest of the arguments it is about
+    to run (docs/api.md, "Executing what was approved, once"); ``claimer`` is how the audit log names the key.
+
+    Only an action a decision approved here can be claimed (not one the agent's items reported, nor one imported
+    resolved), once: the claim sets ``executed_at`` with an UPDATE that holds only while it is still empty, inside
+    the session's write, so of any number of racing claimers exactly one gets it. A claim with other arguments than
+    the approved ones is refused, and the refusal is kept: in the audit log, on the card, and announced
+    (``client_action.execution_refused``), in a write that commits before the claimer hears 409.
+    """
+    if not isinstance(arguments_digest, str) or not DIGEST.fullmatch(arguments_digest):
+        raise InvalidInput('argumentsDigest must be "sha256:" followed by 64 lowercase hex digits.')
+    project, session_id = keys.split(key)
+    target = f"{session_id} / {call_id}"
+    with writing(key) as write:
+        action = ClientAction.objects.filter(session=write.session, call_id=call_id).first()
+        if action is None:
+            raise NotFound(f"Client action {call_id!r} was not found in session {session_id!r}.")
+        if action.status != Status.APPROVED or action.reported or action.imported:
+            raise NotApproved(f"Client action {call_id!r} was not approved by a decision: it cannot be executed.")
+        if action.executed_at is not None:
+            executed_at = base.format_time(action.executed_at)
+            raise AlreadyExecuted(f"Client action {call_id!r} was executed already, at {executed_at}.")
+        refused = arguments_digest != action.approved_arguments_digest
+        if refused:
+            write.change_action(action, execution_refused_at=write.now)
+            audit.record(
+                project,
+                claimer,
+                audit.Action.EXECUTION_REFUSED,
+                target,
+                argumentsDigest=arguments_digest,
+                approvedArgumentsDigest=action.approved_arguments_digest,
+            )
+            write.notify(Event.EXECUTION_REFUSED, action)
+        else:
+            claimed = ClientAction.objects.filter(pk=action.pk, executed_at__isnull=True).update(executed_at=write.now)
+            if not claimed:
+                raise AlreadyExecuted(f"Client action {call_id!r} was executed already.")
+            action.executed_at = write.now
+            write.action_changed(call_id)
+            audit.record(project, claimer, audit.Action.EXECUTION_CLAIMED, target, argumentsDigest=arguments_digest)
+        show(write, action)
+    if refused:
+        raise ArgumentsMismatch(f"These are not the arguments approved for client action {call_id!r}: nothing may run.")
+    return Claimed(action.executed_at, arguments_digest)
 
 
 # Expiry --------------------------------------------------------------------------------

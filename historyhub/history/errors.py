@@ -63,6 +63,20 @@ class ActionResultConflict(DomainError):
     code, status = "action_result_conflict", 409
 
 
+class NotApproved(DomainError):
+    """An execution claim of an action that no decision approved (docs/api.md, "Executing what was approved")."""
+
+    code, status = "not_approved", 409
+
+
+class ArgumentsMismatch(DomainError):
+    code, status = "arguments_mismatch", 409
+
+
+class AlreadyExecuted(DomainError):
+    code, status = "already_executed", 409
+
+
 class PayloadTooLarge(DomainError):
     code, status = "payload_too_large", 413
 

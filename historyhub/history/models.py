@@ -12,7 +12,7 @@ from django.db.models.functions import Concat
 from django.db.models.lookups import Contains, StartsWith
 from django.utils import timezone
 
-from historyhub.history import jsonvalues
+from historyhub.history import digests, jsonvalues
 from historyhub.lib import destructive, hidden_characters
 from historyhub.projects import keys
 from historyhub.projects.keys import DEFAULT_PROJECT
@@ -332,6 +332,19 @@ class ClientAction(models.Model):
     decision = models.CharField(max_length=16, blank=True, default="")
     comment = models.TextField(blank=True, default="")
     approved_arguments_json = models.TextField(null=True, blank=True)
+    # Written with the arguments they digest (``digest_arguments``): docs/api.md, "Digests".
+    arguments_digest = models.CharField(
+        max_length=71, null=True, blank=True, help_text="sha256: of the arguments' RFC 8785 canonical JSON."
+    )
+    approved_arguments_digest = models.CharField(
+        max_length=71, null=True, blank=True, help_text="The same of the approved arguments; empty until approved."
+    )
+    executed_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the agent's side claimed its execution (once, docs/api.md)."
+    )
+    execution_refused_at = models.DateTimeField(
+        null=True, blank=True, help_text="The last claim refused because its arguments were not the approved ones."
+    )
     allowed_responses = models.CharField(
         max_length=100, default="approve,edit,reject", help_text="The decisions it allows, comma separated."
     )
@@ -419,6 +432,15 @@ class ClientAction(models.Model):
             self.name, self.call_id, self.description, self.arguments_json
         )
         self.destructive_json = jsonvalues.dumps(destructive.reasons(self.name, self.arguments_json))
+
+    # The fields ``digest_arguments`` sets.
+    DIGESTS = ("arguments_digest", "approved_arguments_digest")
+
+    def digest_arguments(self):
+        """The digests of its arguments and approved arguments; every write of either calls it."""
+        self.arguments_digest = digests.of(self.arguments)
+        approved = self.approved_arguments_json
+        self.approved_arguments_digest = digests.of(jsonvalues.loads(approved)) if approved is not None else None
 
     @property
     def destructive_reasons(self):

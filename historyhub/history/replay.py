@@ -59,6 +59,7 @@ EXPORTED_FIELDS = (
     "escalated_at",
     "output_json",
     "is_error",
+    "executed_at",
     "reported",
     "imported",
 )
@@ -255,15 +256,27 @@ class _Replay:
                 for name in EXPORTED_FIELDS:
                     setattr(row, name, getattr(action, name))
                 row.measure_texts()
+                row.digest_arguments()
                 resolved.append(row)
             elif row.is_waiting:
                 for name in WAITING_FIELDS:
                     setattr(row, name, getattr(action, name))
                 row.measure_texts()
+                row.digest_arguments()
                 client_actions.govern(row, self.project, self.agent, row.created_at)
                 waiting.append(row)
-        ClientAction.objects.bulk_update(resolved, [*EXPORTED_FIELDS, *ClientAction.TEXT_MEASURES])
         ClientAction.objects.bulk_update(
-            waiting, (*WAITING_FIELDS, *ClientAction.TEXT_MEASURES, "policy_json", "escalate_at", "escalated_at")
+            resolved, [*EXPORTED_FIELDS, *ClientAction.TEXT_MEASURES, *ClientAction.DIGESTS]
+        )
+        ClientAction.objects.bulk_update(
+            waiting,
+            (
+                *WAITING_FIELDS,
+                *ClientAction.TEXT_MEASURES,
+                *ClientAction.DIGESTS,
+                "policy_json",
+                "escalate_at",
+                "escalated_at",
+            ),
         )
         return rows

@@ -515,6 +515,10 @@ class ClientActionOut(Out):
     callId: str
     name: str
     arguments: JsonObject
+    argumentsDigest: str | None = Field(
+        description='"sha256:" + the lowercase hex SHA-256 of the arguments\' RFC 8785 canonical JSON (null only for '
+        "arguments JCS cannot write: a lone surrogate, an integer beyond any double)."
+    )
     description: str
     status: ClientActionStatus = Field(description="As it reads now: a waiting action past its expiresAt is expired.")
     createdAt: Time
@@ -527,6 +531,10 @@ class ClientActionOut(Out):
     decision: Literal[SENT] | None
     comment: str | None
     approvedArguments: JsonObject | None
+    approvedArgumentsDigest: str | None = Field(
+        description="The same digest of approvedArguments: null until approved, argumentsDigest when approved "
+        "unchanged."
+    )
     response: Any = Field(description="The answer of a respond: a string, or an object valid against responseSchema.")
     output: Any
     isError: bool | None
@@ -536,6 +544,10 @@ class ClientActionOut(Out):
     votes: list[VoteOut] = Field(description="Every decision made on it, oldest first: the audit of who decided.")
     approvalsNeeded: int = Field(description="Approvals still missing; 0 once resolved.")
     escalatedAt: Time | None
+    executedAt: Time | None = Field(
+        description="When the agent's side claimed the execution of the approved arguments (…/execution); null until "
+        "then."
+    )
     reported: bool = Field(
         description='Settled as the agent\'s own items reported it (resolvedBy "agent (reported)"): no decision was '
         "given here, and it cannot be claimed for execution."
@@ -605,6 +617,26 @@ class ResultIn(Schema):
 
     output: Any
     isError: StrictBool = False
+
+
+DIGEST_PATTERN = r"^sha256:[0-9a-f]{64}$"
+
+
+class ExecutionIn(Schema):
+    model_config = example(
+        {"argumentsDigest": "sha256:bcb676c2c57862a3579297382f6d8f2a7de1e5d89deac98e772bccc790f986fb"}
+    )
+
+    argumentsDigest: str = Field(
+        pattern=DIGEST_PATTERN,
+        description='The digest of the arguments about to run: "sha256:" + the lowercase hex SHA-256 of their RFC 8785 '
+        "canonical JSON.",
+    )
+
+
+class ExecutionOut(Schema):
+    executedAt: Time
+    argumentsDigest: str
 
 
 class DecisionIn(Schema):

@@ -28,6 +28,7 @@ _ACTION_FIELDS = (
     "decision",
     "comment",
     "approved_arguments_json",
+    "approved_arguments_digest",
     "output_json",
     "is_error",
     "agent_report",

@@ -19,7 +19,7 @@ from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from historyhub import live
-from historyhub.history import bulk, ownership, subagents
+from historyhub.history import bulk, digests, jsonvalues, ownership, subagents
 from historyhub.history.errors import SessionNotFound
 from historyhub.history.models import ClientAction, ClientActionStatus, Session
 from historyhub.history.timeline import TimelineWriter
@@ -145,7 +145,12 @@ class Write:
         self.session.last_message = preview
 
     def change_action(self, action, **fields):
-        """Change a client action's fields and save them."""
+        """Change a client action's fields and save them; approved arguments get their digest with them."""
+        if "approved_arguments_json" in fields:
+            approved = fields["approved_arguments_json"]
+            fields["approved_arguments_digest"] = (
+                digests.of(jsonvalues.loads(approved)) if approved is not None else None
+            )
         if self.undo is not None:
             self.undo.action_changing(action, fields)
         for name, value in fields.items():

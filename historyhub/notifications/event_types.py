@@ -11,3 +11,4 @@ class Event(models.TextChoices):
     EXPIRED = "client_action.expired"
     COMPLETED = "client_action.completed"
     UNDECIDABLE = "client_action.undecidable"
+    EXECUTION_REFUSED = "client_action.execution_refused"

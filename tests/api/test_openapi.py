@@ -33,14 +33,17 @@ ENDPOINTS = {
     ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}"),
     ("post", "/api/v1/sessions/{sessionId}/client-actions/{callId}/result"),
     ("post", "/api/v1/sessions/{sessionId}/client-actions/{callId}/decision"),
+    ("post", "/api/v1/sessions/{sessionId}/client-actions/{callId}/execution"),
     ("put", "/api/v1/sessions/{sessionId}/runs/{runId}"),
     ("get", "/api/v1/sessions/{sessionId}/runs/{runId}"),
     ("delete", "/api/v1/sessions/{sessionId}/runs/{runId}"),
     ("post", "/api/v1/sessions/{sessionId}/runs/{runId}/claim"),
     ("get", "/api/v1/runs"),
-    # Reads of the actions whose callId ends in /result or /decision: the paths answer GET too (Allow says so).
+    # Reads of the actions whose callId ends in /result, /decision or /execution: the paths answer GET too (Allow
+    # says so).
     ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}/result"),
     ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}/decision"),
+    ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}/execution"),
     ("get", "/api/v1/project"),
     ("patch", "/api/v1/project"),
     ("get", "/api/v1/groups"),

@@ -24,6 +24,8 @@ WALK = [
     ("openClientAction", 201, "agent"),
     ("parkRun", 201, "agent"),
     ("decideClientAction", 200, "people"),
+    # The example's digest is the one of the opened (and approved) example's arguments.
+    ("claimClientActionExecution", 200, "agent"),
     ("claimRun", 200, "agent"),
     ("deleteRun", 204, "agent"),
     # A result is the other way an action ends: the same ids again, from the start.

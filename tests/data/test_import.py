@@ -7,7 +7,7 @@ from django.test import Client
 from django.urls import reverse
 
 from historyhub.data.models import AuditEntry
-from historyhub.history import client_actions
+from historyhub.history import client_actions, digests
 from historyhub.history.models import ClientAction, Item, Session, TimelineEntry
 from historyhub.notifications.event_types import Event
 from historyhub.notifications.models import Channel, Delivery
@@ -401,6 +401,7 @@ def forged_approval(line):
         resolvedBy="bob",
         resolvedAt=at,
         approvedArguments=other,
+        approvedArgumentsDigest=digests.of(other),
         votes=votes,
         approvalsNeeded=0,
     )

@@ -194,6 +194,8 @@ export interface ClientAction {
   callId: string;
   name: string;
   arguments: JsonObject;
+  /** "sha256:" + the lowercase hex SHA-256 of the arguments' RFC 8785 canonical JSON. */
+  argumentsDigest?: string | null;
   description: string;
   status: ClientActionStatus;
   createdAt: string;
@@ -204,12 +206,16 @@ export interface ClientAction {
   decision: Decision['decision'] | null;
   comment: string | null;
   approvedArguments: JsonObject | null;
+  /** The digest of approvedArguments: null until approved, argumentsDigest when approved unchanged. */
+  approvedArgumentsDigest?: string | null;
   /** The person's answer, on respond. */
   response?: JsonValue | null;
   output: unknown;
   isError: boolean | null;
   allowedResponses?: AllowedResponse[];
   responseSchema?: JsonObject | null;
+  /** When the agent's side claimed its execution (POST …/execution); null until then. */
+  executedAt?: string | null;
   /** Settled as the agent's own items reported it: no decision was given here. */
   reported?: boolean;
   /** Imported already resolved: its record is the export's, and it is never decided here. */

@@ -39,6 +39,7 @@ SUBJECTS = {
     "client_action.expired": "expired unanswered",
     "client_action.completed": "completed",
     "client_action.undecidable": "can no longer be decided by anyone",
+    "client_action.execution_refused": "was refused execution with other arguments than the approved ones",
 }
 
 
