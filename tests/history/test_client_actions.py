@@ -4,7 +4,7 @@ import pytest
 import time_machine
 from django.utils import timezone
 
-from historyhub.history import client_actions, item_log, sessions
+from historyhub.history import client_actions, digests, item_log, sessions
 from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
 from tests.support.actors import as_approver
 from tests.support.clock import ServerClock, parse_time
@@ -37,6 +37,7 @@ def test_opening_creates_a_waiting_client_action(session_id):
         "callId": "call_123",
         "name": "request_human_approval",
         "arguments": ARGUMENTS,
+        "argumentsDigest": digests.of(ARGUMENTS),
         "description": "Refund above the limit.",
         "status": "waiting",
         "expiresAt": "2099-01-01T00:00:00Z",
@@ -45,6 +46,7 @@ def test_opening_creates_a_waiting_client_action(session_id):
         "decision": None,
         "comment": None,
         "approvedArguments": None,
+        "approvedArgumentsDigest": None,
         "response": None,
         "output": None,
         "isError": None,
@@ -54,6 +56,7 @@ def test_opening_creates_a_waiting_client_action(session_id):
         "votes": [],
         "approvalsNeeded": 1,
         "escalatedAt": None,
+        "executedAt": None,
         "reported": False,
         "imported": False,
     }
