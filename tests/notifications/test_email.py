@@ -218,3 +218,28 @@ def test_a_name_stored_before_names_were_checked_is_still_mailed(api, session_id
     assert to == ["ana@example.com"]
     assert subject_of(message) == "[HistoryHub] sup port: pay vendor waits for a decision"
     assert message["Bcc"] is None
+
+
+def test_a_refused_execution_is_mailed_as_such_without_asking_for_a_decision(
+    api, decide_api, session_id, admin_api, inbox
+):
+    person("ana", "approver")
+    channel = admin_api.post(
+        "channels", {"kind": "email", "name": "mail", "events": ["client_action.execution_refused"]}
+    )
+    assert channel.status_code == 201, channel.content
+    action = f"sessions/{session_id}/client-actions/c1"
+    api.post(f"sessions/{session_id}/client-actions", {"callId": "c1", "name": "issue_refund", "arguments": {"a": 1}})
+    decide_api.post(f"{action}/decision", {"decision": "approve"})
+    other = "sha256:" + "0" * 64
+    assert api.post(f"{action}/execution", {"argumentsDigest": other}).status_code == 409
+
+    deliver_due()
+
+    [(tos, message)] = inbox.messages
+    assert tos == ["ana@example.com"]
+    expected = "[HistoryHub] support: issue_refund was refused execution with other arguments than the approved ones"
+    assert message["Subject"] == expected
+    text = message.get_body(("plain",)).get_content()
+    assert "claimed with other arguments than the approved ones, and refused: nothing ran." in text
+    assert "to decide" not in text
