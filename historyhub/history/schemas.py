@@ -58,6 +58,14 @@ COLUMN_TEXT_SCHEMA = {"pattern": WITHOUT_NUL}
 SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN, examples=["support-42"])]
 Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, json_schema_extra=COLUMN_TEXT_SCHEMA)]
 Text = Annotated[str, Field(json_schema_extra=COLUMN_TEXT_SCHEMA)]
+# An action's name: an id with no control characters (validation.action_name), documented only so the domain's
+# own message answers a name that breaks it.
+ActionName = Annotated[
+    str,
+    Field(
+        min_length=1, max_length=MAX_ID_LENGTH, json_schema_extra={"pattern": r"^[^\x00-\x1f\x7f-\x9f\u2028\u2029]*$"}
+    ),
+]
 # Documented only: the domain refuses a longer one with its own message (as for NUL, above).
 SessionName = Annotated[str, Field(json_schema_extra={**COLUMN_TEXT_SCHEMA, "maxLength": MAX_NAME_LENGTH})]
 ACTION_FIELD_LIMIT = (
@@ -459,7 +467,7 @@ class ClientActionIn(Schema):
     )
 
     callId: Identifier
-    name: Identifier
+    name: ActionName
     arguments: JsonObject = Field(description=ACTION_FIELD_LIMIT)
     description: Text | None = Field(None, description=ACTION_FIELD_LIMIT)
     expiresAt: Timestamp | None = Field(None, description="ISO 8601 with a timezone, in the future.")
