@@ -30,6 +30,7 @@ BODIES = {
     "openClientAction": {"callId": "c9", "name": "issue_refund", "arguments": {}},
     "supplyClientActionResult": {"output": "done"},
     "decideClientAction": {"decision": "reject", "comment": "no"},
+    "claimClientActionExecution": {"argumentsDigest": "sha256:" + "0" * 64},
     "parkRun": {"agent": "support", "state": "{}", "callIds": ["c1"]},
     "claimRun": {},
 }
