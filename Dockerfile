@@ -22,6 +22,7 @@ COPY static ./static
 # collected, so bin/start finds the files current and does not collect them again.
 RUN SECRET_KEY=collectstatic-only \
     FIELD_ENCRYPTION_KEYS="$(python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')" \
+    RECEIPT_SIGNING_KEYS="$(python -c 'import secrets; print(secrets.token_urlsafe(32))')" \
     python manage.py collectstatic --noinput
 
 RUN useradd --system --uid 10001 --home-dir /app historyhub \

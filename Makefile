@@ -9,7 +9,7 @@ JS := clients/js
 PY_CLIENT := clients/python
 PY_CLIENT_VENV := $(PY_CLIENT)/.venv
 
-.PHONY: run test test-server test-js test-python-client check stress api-check venv serving-venv node-modules demo bench bench-waits clean
+.PHONY: run test test-server test-js test-python-client check stress api-check venv serving-venv node-modules demo bench bench-waits bench-insights clean
 
 venv: $(VENV)/.installed
 
@@ -61,6 +61,12 @@ test-server: venv
 test-js: venv node-modules
 	cd $(JS) && PYTHON=$(abspath $(BIN)/python) npm test
 
+# The JavaScript client's declarations (src/*.d.ts) compiled with test/types.check.ts, which uses them as an agent
+# would (tsc --noEmit, no server needed); `npm test` runs it first as well.
+.PHONY: typecheck-js
+typecheck-js: node-modules
+	cd $(JS) && npm run --silent typecheck
+
 # The Python client package as an agent's project gets it: a fresh wheel in clients/python/dist, installed
 # from that file with [agents] into clients/python/.venv (no Django there), which is made anew whenever the
 # wheel or the test requirements change; the suite runs there against a server run by this venv's Python,
@@ -71,20 +77,31 @@ test-python-client: venv
 	@set -e; wheel=$$(ls $(PY_CLIENT)/dist/*.whl); \
 	installed="$$(sha256sum $$wheel $(PY_CLIENT)/requirements-test.txt)"; \
 	if [ "$$installed" != "$$(cat $(PY_CLIENT_VENV)/.installed 2>/dev/null)" ]; then \
-		echo "$(PY_CLIENT_VENV): a new virtualenv with $$wheel[agents,mcp,langgraph]"; \
+		echo "$(PY_CLIENT_VENV): a new virtualenv with $$wheel[agents,mcp,langgraph,verify]"; \
 		rm -rf $(PY_CLIENT_VENV); \
 		$(BIN)/python -m venv $(PY_CLIENT_VENV); \
-		$(PY_CLIENT_VENV)/bin/python -m pip install --quiet "$$wheel[agents,mcp,langgraph]" -r $(PY_CLIENT)/requirements-test.txt; \
+		$(PY_CLIENT_VENV)/bin/python -m pip install --quiet "$$wheel[agents,mcp,langgraph,verify]" -r $(PY_CLIENT)/requirements-test.txt; \
 		echo "$$installed" > $(PY_CLIENT_VENV)/.installed; \
 	fi
 	cd $(PY_CLIENT) && HISTORYHUB_SERVER_PYTHON=$(abspath $(BIN)/python) .venv/bin/python -m pytest
 
-# Guard rails: lint, format, migrations in step with the models, Django's system checks.
+# Guard rails: lint, format, types (mypy, pyproject.toml: strict for lib/, audit/ and approvals/), migrations in
+# step with the models, Django's system checks (mypy's Django plugin reads the settings, hence DEV_ENV), and the
+# clients' types: the Python client's annotations (mypy --strict) and the JavaScript client's declarations
+# against its code (tsc --noEmit).
 check: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(DEV_ENV) $(BIN)/mypy
 	$(DEV_ENV) $(BIN)/python manage.py makemigrations --check --dry-run
 	$(DEV_ENV) $(BIN)/python manage.py check
+	$(MAKE) --no-print-directory mypy-client typecheck-js
+
+# The Python client package's types: mypy --strict over historyhub_client, with the package's own config
+# ($(PY_CLIENT)/pyproject.toml, [tool.mypy]), not the server's: no Django plugin, so no settings to load.
+.PHONY: mypy-client
+mypy-client: venv
+	$(BIN)/mypy --config-file $(PY_CLIENT)/pyproject.toml $(PY_CLIENT)/src/historyhub_client
 
 # Screenshots of the main pages with the demo data, 1280 px light and dark and 390 px, into docs/screenshots/
 # (tests/browser/test_screenshots.py, which a test run points at test-artifacts/ instead).
@@ -95,12 +112,22 @@ screenshots: venv
 # HistoryHub side by side with the Agents SDK's stores (requirements-bench.txt, which the dev
 # requirements include): one table, also written to bench/results/latest.md. Needs PostgreSQL on
 # 127.0.0.1:5432 (user postgres; BENCH_POSTGRES_URL to change). BENCH_ARGS=--quick for a smoke run.
+# Then Insights at scale (bench-insights below; a twentieth of its size with --quick, skipped with --sqlite-only).
 bench: venv
 	$(BIN)/python -m bench $(BENCH_ARGS)
+ifeq ($(findstring --sqlite-only,$(BENCH_ARGS)),)
+	$(MAKE) bench-insights BENCH_ARGS="$(if $(findstring --quick,$(BENCH_ARGS)),--scale 0.05)"
+endif
 
 # A thousand waits on the production server (PostgreSQL, then SQLite): prints the README's table.
 bench-waits: venv
 	$(BIN)/python bench/waits.py $(BENCH_ARGS)
+
+# Insights at scale (100,000 sessions, 1,000,000 items, 100,000 decided actions) on PostgreSQL: the p50 and p90
+# server time of every Insights page and API answer against the 150 ms target (docs/insights.md, "Performance").
+# BENCH_ARGS=--keep keeps the seeded database for the next run.
+bench-insights: venv
+	DEBUG=True DATABASE_URL=$${BENCH_POSTGRES_URL:-postgres://postgres@127.0.0.1:5432/hh_bench} $(BIN)/python bench/insights.py $(BENCH_ARGS)
 
 # The production server under 16 clients while a worker is killed and PostgreSQL restarts (docs/stress.md).
 STRESS_SECONDS ?= 60
@@ -127,3 +154,25 @@ clean:
 .PHONY: bench-notify
 bench-notify: venv
 	$(BIN)/python bench/notify.py $(BENCH_ARGS)
+
+# Three bin/start app servers behind HAProxy, a PostgreSQL primary and a streaming standby, PgBouncer in
+# transaction mode, from Debian's packages and deploy/cluster/ (docs/scaling.md); make cluster-stop removes it.
+.PHONY: cluster cluster-stop cluster-test
+CLUSTER_ARGS ?=
+cluster: venv
+	$(BIN)/python -m deploy.cluster start $(CLUSTER_ARGS)
+
+cluster-stop: venv
+	$(BIN)/python -m deploy.cluster stop $(CLUSTER_ARGS)
+
+# The behaviours across servers, on a cluster of its own started and removed by the tests (tests/cluster/).
+cluster-test: venv
+	$(BIN)/python -m pytest -p no:cacheprovider -m cluster tests/cluster $(PYTEST_ARGS)
+
+# One app server against three behind HAProxy on make cluster's deployment: writes/s, reads' and decisions'
+# p50/p99, replica lag, CPU per part (docs/scaling.md, "Measured"). The issue's size by default (10,000 waits over
+# 1,000 sessions, writers for 60 s a side); smaller: BENCH_ARGS="--seconds 60 --waits 2000 --sessions 200 --writers 6"
+# (--help lists --waits-per-key, --decision-pause).
+.PHONY: bench-cluster
+bench-cluster: venv
+	$(BIN)/python bench/cluster.py $(BENCH_ARGS)

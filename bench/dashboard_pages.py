@@ -117,6 +117,9 @@ def role(database_url, name, *arguments, capture=False):
         # A fixed key: the data set is kept between runs (base64 of "bench-dashboard-pages-only-key!!").
         "FIELD_ENCRYPTION_KEYS": os.environ.get("FIELD_ENCRYPTION_KEYS")
         or "YmVuY2gtZGFzaGJvYXJkLXBhZ2VzLW9ubHkta2V5ISE=",
+        # (base64 of "bench-dashboard-pages-receipts!!")
+        "RECEIPT_SIGNING_KEYS": os.environ.get("RECEIPT_SIGNING_KEYS")
+        or "YmVuY2gtZGFzaGJvYXJkLXBhZ2VzLXJlY2VpcHRzISE=",
         "ALLOWED_HOSTS": "testserver",
         "DJANGO_SETTINGS_MODULE": "historyhub.settings",
     }
@@ -331,8 +334,8 @@ def copy_base(copy):
     """The base sessions under new ids, names, metadata and times, and every row they own, as they are."""
     from django.db import connection, transaction
 
-    from historyhub.history import bulk
     from historyhub.history.models import Session
+    from historyhub.lib import bulk
 
     quote = connection.ops.quote_name
     fields = Session._meta.concrete_fields

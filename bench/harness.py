@@ -171,6 +171,8 @@ def django_env(database_url, work):
         # Fixed, as SECRET_KEY is: each job's process reads the same database
         # (base64 of "bench-only-field-encryption-key!").
         FIELD_ENCRYPTION_KEYS="YmVuY2gtb25seS1maWVsZC1lbmNyeXB0aW9uLWtleSE=",
+        # (base64 of "bench-only-receipt-signing-key!!")
+        RECEIPT_SIGNING_KEYS="YmVuY2gtb25seS1yZWNlaXB0LXNpZ25pbmcta2V5ISE=",
         ALLOWED_HOSTS="127.0.0.1,localhost,testserver",
         SECURE_SSL_REDIRECT="False",
         SECURE_COOKIES="False",

@@ -16,8 +16,8 @@ from django.test.utils import CaptureQueriesContext
 from historyhub.apikeys.models import ApiKey
 from historyhub.history import client_actions, history_pages, item_log, sessions
 from historyhub.history.models import ClientAction, ClientActionStatus, Item, Session, TimelineEntry
+from historyhub.lib.session_keys import session_key
 from historyhub.projects import administration
-from historyhub.projects.keys import session_key
 
 AGENT = "bench"
 # The log and the timeline it projects: the rows an append writes.

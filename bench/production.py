@@ -51,14 +51,19 @@ def postgres_bin():
 class ThrowawayPostgres:
     """A PostgreSQL cluster in a temporary folder, listening on 127.0.0.1 only, trusting local connections."""
 
-    def __init__(self, port=None):
+    def __init__(self, port=None, folder=None, settings=()):
+        """``folder``: one made before (a cluster started by another process); ``settings``: more ``name=value``
+        server settings."""
         # Its own folder, which the cluster's owner must be able to enter.
-        self.folder = Path(tempfile.mkdtemp(prefix="hh-postgres-"))
+        self.folder = Path(folder) if folder else Path(tempfile.mkdtemp(prefix="hh-postgres-"))
         self.data = self.folder / "data"
         self.port = port or free_port()
         self.bin = postgres_bin()
         self.owner = "postgres" if os.geteuid() == 0 else None
-        self.options = f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c max_connections=200"
+        self.options = " ".join(
+            [f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 -c max_connections=200"]
+            + [f"-c {setting}" for setting in settings]
+        )
 
     def url(self, database="historyhub"):
         return f"postgres://postgres@127.0.0.1:{self.port}/{database}"
@@ -77,10 +82,14 @@ class ThrowawayPostgres:
             check=check,
         )  # fmt: skip
 
-    def create(self, database="historyhub"):
+    def give_to_owner(self, path):
+        """Let the cluster's owner (as root: ``postgres``) have ``path``."""
         if self.owner:
             entry = pwd.getpwnam(self.owner)
-            os.chown(self.folder, entry.pw_uid, entry.pw_gid)
+            os.chown(path, entry.pw_uid, entry.pw_gid)
+
+    def create(self, database="historyhub"):
+        self.give_to_owner(self.folder)
         self._run(
             str(self.bin / "initdb"), "-D", str(self.data), "-U", "postgres", "--auth=trust", "-E", "UTF8",
             "--no-sync",
@@ -113,6 +122,7 @@ def production_environment(folder, database_url, **extra):
         DEBUG="False",
         SECRET_KEY=secrets.token_urlsafe(50),
         FIELD_ENCRYPTION_KEYS=Fernet.generate_key().decode(),
+        RECEIPT_SIGNING_KEYS=secrets.token_urlsafe(32),
         ALLOWED_HOSTS="127.0.0.1,localhost",
         SECURE_SSL_REDIRECT="False",
         SECURE_COOKIES="False",

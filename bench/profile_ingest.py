@@ -28,15 +28,15 @@ DATABASE = "hh_bench_profile"
 
 # The steps of a write: (name, file suffix, function, the caller it counts from, or None for every caller).
 STEPS = (
-    ("intake: parse and validate the items", "history/validation.py", "items", None),
+    ("intake: parse and validate the items", "lib/validation.py", "items", None),
     ("the session's row lock", "history/writes.py", "_lock", None),
     ("projection: the dialects turn items into entries", "history/projection.py", "apply", None),
-    ("log rows: one INSERT (or COPY)", "history/bulk.py", "insert", "store"),
+    ("log rows: one INSERT (or COPY)", "lib/bulk.py", "insert", "store"),
     ("timeline rows: one INSERT (or COPY), one UPDATE", "history/timeline.py", "flush", None),
     ("… of which the search index of new messages", "history/matching.py", "index_new_entries", None),
-    ("the session's row saved", "history/bulk.py", "save_fields", None),
+    ("the session's row saved", "lib/bulk.py", "save_fields", None),
     ("commit", "django/db/backends/base/base.py", "commit", None),
-    ("JSON written: jsonvalues.dumps, all callers", "history/jsonvalues.py", "dumps", None),
+    ("JSON written: jsonvalues.dumps, all callers", "lib/jsonvalues.py", "dumps", None),
 )
 
 

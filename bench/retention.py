@@ -104,7 +104,7 @@ def write(seconds, until, latencies):
 def sweep(done, report):
     from django.db import connections
 
-    from historyhub.history import retention
+    from historyhub.upkeep import retention
 
     connections.close_all()
     started = time.perf_counter()

@@ -30,8 +30,8 @@ from datetime import UTC, datetime, timedelta
 
 import schemathesis
 
-from historyhub.approvals import response_schemas
-from historyhub.history.errors import InvalidInput
+from historyhub.history import response_schemas
+from historyhub.lib.errors import InvalidInput
 
 KEY = "Idempotency-Key"
 VALID_KEY = re.compile(r"[ -~]{1,255}")

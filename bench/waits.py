@@ -125,6 +125,7 @@ def environment(database_url, data_dir):
         "DEBUG": "False",
         "SECRET_KEY": secrets.token_urlsafe(50),
         "FIELD_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
+        "RECEIPT_SIGNING_KEYS": secrets.token_urlsafe(32),
         "ALLOWED_HOSTS": "127.0.0.1",
         "SECURE_SSL_REDIRECT": "False",
         "DATABASE_URL": database_url,

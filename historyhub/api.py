@@ -16,10 +16,10 @@ from historyhub import faults
 from historyhub.apikeys.auth import ApiKeyAuth
 from historyhub.apikeys.throttling import ApiKeyRateThrottle
 from historyhub.faults import error_response
-from historyhub.history import jsonvalues, validation
 from historyhub.history.api import router as history_router
-from historyhub.history.errors import DomainError
 from historyhub.idempotency import openapi as idempotency_openapi
+from historyhub.lib import jsonvalues, validation
+from historyhub.lib.errors import DomainError
 
 logger = logging.getLogger(__name__)
 
@@ -33,7 +33,7 @@ class NotAnObject(ValueError):
 
 
 class StrictJSONParser(Parser):
-    """A JSON object under the intake rules (historyhub.history.jsonvalues): finite numbers, bounded depth.
+    """A JSON object under the intake rules (historyhub.lib.jsonvalues): finite numbers, bounded depth.
 
     Every request body of the API is an object; ninja's Schema would read
     any other value as an object with no fields.
@@ -73,11 +73,16 @@ api = HistoryHubAPI(
     throttle=ApiKeyRateThrottle(),
 )
 api.add_router("/v1", history_router)
+# The client-action endpoints right after the rest of history's: the contract's order of routes and operations.
+api.add_router("/v1", "historyhub.approvals.client_action_api.router")
 api.add_router("/v1", "historyhub.runs.api.router")
 api.add_router("/v1", "historyhub.projects.api.router")
+api.add_router("/v1", "historyhub.projects.invitations_api.router")
 api.add_router("/v1", "historyhub.data.api.router")
 api.add_router("/v1", "historyhub.notifications.api.router")
 api.add_router("/v1", "historyhub.approvals.api.router")
+api.add_router("/v1", "historyhub.data.audit_api.router")
+api.add_router("/v1", "historyhub.insights.api.router")
 
 
 @api.exception_handler(DomainError)

@@ -8,7 +8,8 @@ Before Django sees a request, on the worker's event loop:
 - ``/mcp`` goes to the MCP tools over streamable HTTP (historyhub.serving.mcp).
 
 Then a request for one of the views that wait (a client action's ``?wait=``, the dashboard's live
-stream: the async views) goes to Django's ASGI handler and waits as a suspended coroutine, holding
+stream: the async views) takes a turn at the database (historyhub.live.turns; 503 with Retry-After when
+none comes in time), goes to Django's ASGI handler and waits as a suspended coroutine, holding
 no thread (docs/live-updates.md). Every other request runs Django's ordinary synchronous stack,
 middleware and view, in one thread from start to end, as a threaded server would run it: under the
 ASGI handler each synchronous middleware step would go to a thread and back, some twenty hops a request.
@@ -28,9 +29,11 @@ waiting_views = get_asgi_application()
 
 from django.conf import settings  # noqa: E402  (settings are read once Django is set up)
 
-from historyhub.serving import bodies, health, mcp  # noqa: E402
+from historyhub import faults, live  # noqa: E402
+from historyhub.serving import answers, bodies, health, mcp  # noqa: E402
 
-threaded = WSGIMiddleware(get_wsgi_application(), workers=settings.REQUEST_THREADS)
+# Django's handler is a WSGI application; its stub types the answer as the response object, which iterates as bytes.
+threaded = WSGIMiddleware(get_wsgi_application(), workers=settings.REQUEST_THREADS)  # type: ignore[arg-type]
 
 
 def waits(scope):
@@ -53,7 +56,17 @@ async def application(scope, receive, send):
     if request is None:
         return
     if request.scope["path"] == mcp.PATH:
-        await mcp.answer(request.scope, request.receive, send)
+        await mcp.answer(request.scope, request.receive, send, application=application)
         return
-    handler = waiting_views if waits(request.scope) else threaded
-    await handler(request.scope, request.receive, send)
+    if not waits(request.scope):
+        await threaded(request.scope, request.receive, send)
+        return
+    # A turn at the database before Django sees the request: a burst of waits queues here, in order, rather
+    # than in the connection pool (historyhub.live.turns).
+    # Busy comes from taking the turn only (a parked request takes one again without a time limit), so before
+    # anything was answered.
+    try:
+        async with live.turns.turn():
+            await waiting_views(request.scope, request.receive, send)
+    except live.turns.Busy:
+        await answers.send(send, faults.busy(request.scope["path"]))

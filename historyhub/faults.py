@@ -27,6 +27,7 @@ logger = logging.getLogger(__name__)
 DATABASE_UNAVAILABLE = (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 RETRY_AFTER_SECONDS = 5
 UNAVAILABLE_MESSAGE = "The database cannot be reached right now; try again in a few seconds."
+BUSY_MESSAGE = "This server has more waits opening than it can take in right now; ask again in a few seconds."
 UNAUTHORIZED_MESSAGE = "A valid API key is required: Authorization: Bearer <key>."
 # As ninja answers the API's successes: an error reads the same to a client.
 JSON_CONTENT_TYPE = "application/json; charset=utf-8"
@@ -59,6 +60,16 @@ def unauthorized():
 def unavailable():
     """503 with Retry-After, as JSON, for a database that cannot be reached."""
     return error_response("service_unavailable", UNAVAILABLE_MESSAGE, 503, {"Retry-After": str(RETRY_AFTER_SECONDS)})
+
+
+def busy(path):
+    """503 with Retry-After for a wait or a live stream that had no turn at the database in time
+    (historyhub.live.turns): nothing was done, asking again is safe. JSON under /api/, plain text for a page's
+    stream (the browser reconnects by itself)."""
+    headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+    if path.startswith("/api/"):
+        return error_response("service_unavailable", BUSY_MESSAGE, 503, headers)
+    return HttpResponse(BUSY_MESSAGE, status=503, content_type="text/plain; charset=utf-8", headers=headers)
 
 
 def payload_too_large():

@@ -8,6 +8,7 @@ its answer is plain Python, run on the event loop, where Django's
 """
 
 import sys
+from urllib.parse import urlsplit
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction, sync_to_async
 from django.conf import settings
@@ -123,11 +124,14 @@ class ApiBodyLimitMiddleware(PlainMiddleware):
 
 
 class NoStoreMiddleware(PlainMiddleware):
-    """Nothing but static files may be kept by a browser or a proxy: pages show conversations and API
-    answers carry them, so a shared computer's cache or a proxy must not keep a copy (``no-store``)."""
+    """Nothing but static files and answers marked ``public`` may be kept by a browser or a proxy: pages show
+    conversations and API answers carry them, so a shared computer's cache or a proxy must not keep a copy
+    (``no-store``). An answer meant for everyone (the receipts' public keys, historyhub.approvals.well_known) sets
+    ``response.public = True`` and its own Cache-Control."""
 
     def after(self, request, response):
-        patch_cache_control(response, no_store=True, private=True)
+        if not getattr(response, "public", False):
+            patch_cache_control(response, no_store=True, private=True)
         return response
 
 
@@ -136,9 +140,11 @@ def content_security_policy(media_hosts=()):
     video from this site, data: URLs and the hosts an operator allows, plus those an answer names
     (a session page a person asked to load one host's media: historyhub.dashboard.media)."""
     media = " ".join(["'self'", "data:", *settings.MEDIA_ALLOWED_HOSTS, *media_hosts])
+    # The Log out form's answer goes on to the IdP's end-session endpoint (historyhub.sso.views.logout).
+    forms = " ".join(["'self'", *([issuer_origin()] if settings.SSO_ENABLED else [])])
     return (
         f"default-src 'self'; script-src 'self'; style-src 'self'; img-src {media}; media-src {media}; "
-        "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+        f"object-src 'none'; base-uri 'self'; form-action {forms}; frame-ancestors 'none'"
     )
 
 
@@ -150,3 +156,10 @@ class ContentSecurityPolicyMiddleware(PlainMiddleware):
         policy = content_security_policy(getattr(response, "media_hosts", ()))
         response.headers.setdefault("Content-Security-Policy", policy)
         return response
+
+
+def issuer_origin():
+    """The IdP's origin, where the Log out form's answer may send a browser on to (its end-session endpoint is there
+    at Keycloak, Okta and Entra ID; docs/sso.md, "Limits")."""
+    parts = urlsplit(settings.OIDC_ISSUER)
+    return f"{parts.scheme}://{parts.netloc}"

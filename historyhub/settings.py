@@ -4,15 +4,23 @@ Every variable is parsed strictly: a value that cannot be understood stops the
 process at start-up instead of being silently replaced by a default.
 """
 
+import base64
 import ipaddress
+import json
 import os
 import re
+import secrets
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+import django_stubs_ext
 from cryptography.fernet import Fernet
 from django.core.exceptions import ImproperlyConfigured
+
+# Django's generic classes take their type arguments at run time too (``admin.ModelAdmin[Policy]``), as mypy reads
+# them (django-stubs).
+django_stubs_ext.monkeypatch()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -59,6 +67,10 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"] if DEBUG else [])
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", [])
 
+# The Insights range indexes carry columns beside their keys (history 0019) so PostgreSQL answers from the index
+# alone; SQLite builds them without those columns, by design, and Django says so on every command.
+SILENCED_SYSTEM_CHECKS = ["models.W040"]
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -79,8 +91,13 @@ INSTALLED_APPS = [
     "axes",
     "historyhub.runs",
     "historyhub.approvals",
+    "historyhub.audit",
+    "historyhub.insights",
     "historyhub.data",
     "historyhub.notifications",
+    "historyhub.upkeep",
+    "historyhub.demo",
+    "historyhub.sso",
 ]
 
 MIDDLEWARE = [
@@ -98,6 +115,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "axes.middleware.AxesMiddleware",
+    # A person's page write pins their reads to the primary for a while (docs/scaling.md, "Reads").
+    "historyhub.databases.pinning.PinAfterWriteMiddleware",
     # Last, next to the view: a keyed write runs in the transaction that records its answer.
     "historyhub.idempotency.middleware.IdempotencyMiddleware",
 ]
@@ -117,6 +136,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "historyhub.dashboard.context.navigation",
                 "historyhub.dashboard.context.theme",
+                "historyhub.dashboard.context.time_zone",
             ],
         },
     },
@@ -127,6 +147,12 @@ TEMPLATES = [
 # Threads per worker process for requests that do not wait (historyhub.asgi): as many as a process
 # has database connections, so a busy worker queues requests instead of making them wait for a connection.
 REQUEST_THREADS = envint("REQUEST_THREADS", envint("DATABASE_POOL_SIZE", 10, minimum=1), minimum=1)
+# Requests that wait (a client action's ?wait=, a live stream) of one worker using the database at once; the
+# others queue on the event loop, in order, for up to LIVE_TURN_QUEUE_SECONDS, then answer 503 with Retry-After
+# (historyhub.live.turns); a wait counts the time it queued against its own. Half the pool by default: the other
+# half is the requests that do not wait.
+LIVE_DATABASE_TURNS = envint("LIVE_DATABASE_TURNS", max(1, envint("DATABASE_POOL_SIZE", 10, minimum=1) // 2), minimum=1)
+LIVE_TURN_QUEUE_SECONDS = envint("LIVE_TURN_QUEUE_SECONDS", 30, minimum=1)
 # Seconds a connection has to send a whole request head, from when it opens or its last answer was
 # sent; one that has not is closed (historyhub.serving.protocol).
 REQUEST_HEADER_TIMEOUT = envint("REQUEST_HEADER_TIMEOUT", 10, minimum=1)
@@ -182,6 +208,78 @@ else:
     raise ImproperlyConfigured("DATABASE_URL must point at SQLite or PostgreSQL")
 
 DATABASES = {"default": _database}
+
+# Several servers on PostgreSQL (docs/scaling.md) --------------------------------------
+
+# DATABASE_URL names PgBouncer in transaction mode: each transaction may run on another server connection,
+# so nothing may outlive one (no server-side prepared statements or cursors, no startup options).
+DATABASE_TRANSACTION_POOLING = envbool("DATABASE_TRANSACTION_POOLING", False)
+# Where the process's LISTEN connections go: the primary itself, never a transaction pooler (which would hand
+# the LISTEN's server connection to someone else after the statement). Empty: DATABASE_URL's server.
+DATABASE_LISTEN_URL = os.environ.get("DATABASE_LISTEN_URL", "")
+# A streaming replica for the reads that may be a little stale (historyhub.databases); empty: none.
+DATABASE_REPLICA_URL = os.environ.get("DATABASE_REPLICA_URL", "")
+# Beyond this many seconds behind the primary, the replica is not read: the primary is.
+DATABASE_REPLICA_MAX_LAG_SECONDS = envint("DATABASE_REPLICA_MAX_LAG_SECONDS", 5, minimum=1)
+# After a person's write, their reads stay on the primary this long, so they see what they did.
+DATABASE_REPLICA_PIN_SECONDS = envint("DATABASE_REPLICA_PIN_SECONDS", 10, minimum=1)
+if _database["ENGINE"] != "historyhub.postgresql" and (
+    DATABASE_TRANSACTION_POOLING or DATABASE_LISTEN_URL or DATABASE_REPLICA_URL
+):
+    raise ImproperlyConfigured(
+        "DATABASE_TRANSACTION_POOLING, DATABASE_LISTEN_URL and DATABASE_REPLICA_URL are for PostgreSQL: "
+        "DATABASE_URL names SQLite"
+    )
+if DATABASE_TRANSACTION_POOLING:
+    if not DATABASE_LISTEN_URL:
+        raise ImproperlyConfigured(
+            "DATABASE_TRANSACTION_POOLING needs DATABASE_LISTEN_URL: LISTEN through a transaction pooler hears nothing"
+        )
+    # psycopg prepares a query on the server after its fifth run; the next transaction may be on a connection
+    # that never saw it. Server-side cursors (QuerySet.iterator) live across statements the same way.
+    _database["OPTIONS"]["prepare_threshold"] = None
+    _database["DISABLE_SERVER_SIDE_CURSORS"] = True
+    # PgBouncer refuses startup options: set jit=off on the server instead (docs/scaling.md).
+    del _database["OPTIONS"]["options"]
+
+
+def _direct_params(url, name):
+    try:
+        parsed = dj_database_url.parse(url)
+    except ValueError as error:
+        raise ImproperlyConfigured(f"{name} is not a database URL: {error}") from None
+    if parsed["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured(f"{name} must point at PostgreSQL")
+    return parsed
+
+
+# The connection parameters LISTEN uses instead of DATABASE_URL's (historyhub.postgresql.listening).
+DATABASE_LISTEN = {}
+if DATABASE_LISTEN_URL:
+    _listen = _direct_params(DATABASE_LISTEN_URL, "DATABASE_LISTEN_URL")
+    DATABASE_LISTEN = {
+        "host": _listen["HOST"],
+        "port": _listen["PORT"],
+        "dbname": _listen["NAME"],
+        "user": _listen["USER"],
+        "password": _listen["PASSWORD"],
+    }
+if DATABASE_REPLICA_URL:
+    _replica = _direct_params(DATABASE_REPLICA_URL, "DATABASE_REPLICA_URL")
+    _replica.update({key: _database[key] for key in ("ENGINE", "CONN_MAX_AGE")})
+    _replica["OPTIONS"] = {
+        **_database["OPTIONS"],
+        # A dead replica is given up on quickly: its readers go to the primary.
+        "connect_timeout": 1,
+    }
+    if "pool" in _database["OPTIONS"]:
+        _replica["OPTIONS"]["pool"] = {**_database["OPTIONS"]["pool"], "timeout": 1}
+    if DATABASE_TRANSACTION_POOLING:
+        _replica["DISABLE_SERVER_SIDE_CURSORS"] = True
+    # Tests read the replica's alias from the test database itself.
+    _replica["TEST"] = {"MIRROR": "default"}
+    DATABASES["replica"] = _replica
+DATABASE_ROUTERS = ["historyhub.databases.router.PrimaryOrReplica"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Auth -----------------------------------------------------------------------
@@ -204,6 +302,61 @@ AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+
+# Single sign-on with OpenID Connect (historyhub/sso/, docs/sso.md) ------------------------
+
+# The IdP's issuer URL (its discovery document is read from <issuer>/.well-known/openid-configuration at first
+# use) and this installation's client there. All three, or none.
+OIDC_ISSUER = os.environ.get("OIDC_ISSUER", "").rstrip("/")
+OIDC_CLIENT_ID = os.environ.get("OIDC_CLIENT_ID", "")
+OIDC_CLIENT_SECRET = os.environ.get("OIDC_CLIENT_SECRET", "")
+SSO_ENABLED = bool(OIDC_ISSUER)
+if (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET).count("") not in (0, 3):
+    raise ImproperlyConfigured("Single sign-on needs OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, all three")
+if SSO_ENABLED and not re.fullmatch(r"https?://[^/\s?#]+(/[^\s?#]*)?", OIDC_ISSUER):
+    raise ImproperlyConfigured(f"OIDC_ISSUER must be an http(s) URL without query or fragment, not {OIDC_ISSUER!r}")
+# What the login page's button says: "Sign in with <OIDC_PROVIDER_NAME>".
+OIDC_PROVIDER_NAME = os.environ.get("OIDC_PROVIDER_NAME", "") or "single sign-on"
+# The claim holding a list of the IdP's group names, and which project role each group gives (historyhub.sso.roles).
+OIDC_ROLES_CLAIM = os.environ.get("OIDC_ROLES_CLAIM", "")
+OIDC_PROJECT_ROLES_JSON = os.environ.get("OIDC_PROJECT_ROLES", "")
+OIDC_PROJECT_ROLES = {}
+SSO_ROLES = ("viewer", "approver", "admin")  # historyhub.projects.models.Role, which settings cannot import
+if OIDC_PROJECT_ROLES_JSON:
+    try:
+        OIDC_PROJECT_ROLES = json.loads(OIDC_PROJECT_ROLES_JSON)
+    except ValueError as error:
+        raise ImproperlyConfigured(f"OIDC_PROJECT_ROLES must be JSON: {error}") from None
+    _shape = 'OIDC_PROJECT_ROLES must be {"<idp group>": {"<projectId>": "viewer" | "approver" | "admin"}}'
+    if not isinstance(OIDC_PROJECT_ROLES, dict):
+        raise ImproperlyConfigured(_shape)
+    for _group, _roles in OIDC_PROJECT_ROLES.items():
+        if not isinstance(_roles, dict):
+            raise ImproperlyConfigured(f"{_shape}; the group {_group!r} maps to {_roles!r}")
+        for _project, _role in _roles.items():
+            if _role not in SSO_ROLES:
+                raise ImproperlyConfigured(f"{_shape}; the group {_group!r} gives {_project!r} the role {_role!r}")
+    if not OIDC_ROLES_CLAIM:
+        raise ImproperlyConfigured("OIDC_PROJECT_ROLES needs OIDC_ROLES_CLAIM: the claim that lists a person's groups")
+if OIDC_ROLES_CLAIM and not SSO_ENABLED:
+    raise ImproperlyConfigured("OIDC_ROLES_CLAIM is set but single sign-on is not (OIDC_ISSUER)")
+# False: single sign-on is the only way in; no password is accepted, in the login page or /admin/ (operators keep
+# manage.py). Sessions begun with a password end.
+PASSWORD_LOGIN = envbool("PASSWORD_LOGIN", True)
+if not PASSWORD_LOGIN and not SSO_ENABLED:
+    raise ImproperlyConfigured("PASSWORD_LOGIN=False needs single sign-on (OIDC_ISSUER, ...): nobody could log in")
+if not PASSWORD_LOGIN:
+    AUTHENTICATION_BACKENDS.remove("django.contrib.auth.backends.ModelBackend")
+if SSO_ENABLED:
+    AUTHENTICATION_BACKENDS.append("historyhub.sso.backend.OidcBackend")
+# mozilla-django-oidc's own settings, fixed: PKCE (S256) and nonce always; the ID token kept in the session for
+# the IdP's sign-out; a failed sign-in goes back to the login page.
+OIDC_USE_PKCE = True
+OIDC_USE_NONCE = True
+OIDC_STORE_ID_TOKEN = True
+OIDC_RP_SCOPES = "openid email profile"
+OIDC_TIMEOUT = 10
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
 AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", 5, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_COOLOFF_MINUTES", 15, minimum=1))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
@@ -244,7 +397,7 @@ STORAGES = {
 BEHIND_HTTPS_PROXY = envbool("BEHIND_HTTPS_PROXY", False)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_HTTPS_PROXY else None
 # The addresses whose X-Forwarded-For and X-Forwarded-Proto the server believes (uvicorn's proxy
-# headers, set up by historyhub.serving.worker): nobody's unless a proxy is in front.
+# headers, set up by historyhub.serving.gunicorn_worker): nobody's unless a proxy is in front.
 FORWARDED_ALLOW_IPS = envlist("FORWARDED_ALLOW_IPS", ["127.0.0.1"] if BEHIND_HTTPS_PROXY else [])
 if FORWARDED_ALLOW_IPS and not BEHIND_HTTPS_PROXY:
     raise ImproperlyConfigured("FORWARDED_ALLOW_IPS names a proxy: set BEHIND_HTTPS_PROXY=True too, or leave it empty")
@@ -280,16 +433,16 @@ FIELD_ENCRYPTION_KEYS = envlist("FIELD_ENCRYPTION_KEYS", [])
 DEVELOPMENT_FIELD_ENCRYPTION_KEY_FILE = DATA_DIR / "field-encryption-key"
 
 
-def development_field_encryption_key(path):
-    """With DEBUG on and no keys set, one key made once in the data directory (so `make run` needs no setup)
-    and read from there afterwards, so what it encrypted stays readable. Two processes starting at once agree:
-    the file appears whole (a link to a finished file) or not at all."""
+def development_key(path, make):
+    """With DEBUG on and no keys set, one key (``make()``) made once in the data directory (so `make run` needs no
+    setup) and read from there afterwards, so what it encrypted or signed stays readable. Two processes starting at
+    once agree: the file appears whole (a link to a finished file) or not at all."""
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         draft = path.with_name(f"{path.name}.{os.getpid()}")
         # Readable by its owner only, from the start.
         with os.fdopen(os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as file:
-            file.write(Fernet.generate_key().decode() + "\n")
+            file.write(make() + "\n")
         try:
             os.link(draft, path)
         except FileExistsError:
@@ -305,7 +458,9 @@ if not FIELD_ENCRYPTION_KEYS:
             "FIELD_ENCRYPTION_KEYS is required when DEBUG is off: make one with python -c "
             "'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())'"
         )
-    FIELD_ENCRYPTION_KEYS = [development_field_encryption_key(DEVELOPMENT_FIELD_ENCRYPTION_KEY_FILE)]
+    FIELD_ENCRYPTION_KEYS = [
+        development_key(DEVELOPMENT_FIELD_ENCRYPTION_KEY_FILE, lambda: Fernet.generate_key().decode())
+    ]
 for _position, _key in enumerate(FIELD_ENCRYPTION_KEYS, start=1):
     try:
         Fernet(_key)
@@ -314,6 +469,44 @@ for _position, _key in enumerate(FIELD_ENCRYPTION_KEYS, start=1):
             f"FIELD_ENCRYPTION_KEYS holds Fernet keys (32 url-safe base64-encoded bytes each), comma separated: "
             f"key {_position} of {len(FIELD_ENCRYPTION_KEYS)} is not one"
         ) from None
+
+# Receipts (docs/receipts.md, "Keys") ------------------------------------------------
+
+# Ed25519 private keys, each the url-safe base64 of its 32-byte seed (padding optional), comma separated: the first
+# signs the receipts of client actions, every one is published at /.well-known/jwks.json, so receipts signed before a
+# rotation still verify (historyhub.approvals.signing_keys). A key is never echoed in an error.
+RECEIPT_SIGNING_KEYS = envlist("RECEIPT_SIGNING_KEYS", [])
+DEVELOPMENT_RECEIPT_SIGNING_KEY_FILE = DATA_DIR / "receipt-signing-key"
+# 32 random bytes in url-safe base64: every 32 bytes are an Ed25519 private key.
+MAKE_RECEIPT_SIGNING_KEY = "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+
+
+def receipt_key_bytes(key):
+    """The 32 bytes of a key written as url-safe base64 (a receipt signing key's seed, a Fernet key), or None."""
+    if not re.fullmatch(r"[A-Za-z0-9_-]{43}=?", key):
+        return None
+    return base64.urlsafe_b64decode(key.rstrip("=") + "=")
+
+
+if not RECEIPT_SIGNING_KEYS:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            f"RECEIPT_SIGNING_KEYS is required when DEBUG is off: make one with {MAKE_RECEIPT_SIGNING_KEY}"
+        )
+    RECEIPT_SIGNING_KEYS = [development_key(DEVELOPMENT_RECEIPT_SIGNING_KEY_FILE, lambda: secrets.token_urlsafe(32))]
+for _position, _key in enumerate(RECEIPT_SIGNING_KEYS, start=1):
+    _seed = receipt_key_bytes(_key)
+    if _seed is None:
+        raise ImproperlyConfigured(
+            f"RECEIPT_SIGNING_KEYS holds Ed25519 private keys (32 url-safe base64-encoded bytes each), comma "
+            f"separated: key {_position} of {len(RECEIPT_SIGNING_KEYS)} is not one"
+        )
+    # One secret for two purposes would let whoever reads one of them sign receipts.
+    if _seed in {receipt_key_bytes(fernet_key) for fernet_key in FIELD_ENCRYPTION_KEYS}:
+        raise ImproperlyConfigured(
+            f"RECEIPT_SIGNING_KEYS must not reuse a key of FIELD_ENCRYPTION_KEYS: key {_position} of "
+            f"{len(RECEIPT_SIGNING_KEYS)} does"
+        )
 
 # HistoryHub limits (docs/api.md, "Limits") -------------------------------------
 
@@ -326,13 +519,13 @@ HISTORYHUB_MAX_ITEM_BYTES = envint("HISTORYHUB_MAX_ITEM_BYTES", 1024 * 1024)
 HISTORYHUB_MCP_PROGRESS_SECONDS = envint("HISTORYHUB_MCP_PROGRESS_SECONDS", 15, minimum=1)
 # A client action's arguments, description, comment, response and response schema, each, serialised.
 HISTORYHUB_MAX_ACTION_FIELD_BYTES = envint("HISTORYHUB_MAX_ACTION_FIELD_BYTES", 1024 * 1024)
-# How deep a JSON value may nest; deeper ones are refused when they come in (historyhub.history.jsonvalues).
+# How deep a JSON value may nest; deeper ones are refused when they come in (historyhub.lib.jsonvalues).
 HISTORYHUB_MAX_JSON_DEPTH = envint("HISTORYHUB_MAX_JSON_DEPTH", 100)
 # Idempotency-Key records are kept at least this long, then pruned (docs/idempotency.md).
 HISTORYHUB_IDEMPOTENCY_TTL_HOURS = envint("HISTORYHUB_IDEMPOTENCY_TTL_HOURS", 24)
 # Audit rows older than this are pruned by the sweep (docs/data.md).
 HISTORYHUB_AUDIT_RETENTION_DAYS = envint("HISTORYHUB_AUDIT_RETENTION_DAYS", 365, minimum=1)
-# What one API key or one person may hold open at once in one server process: waits (?wait=) and the
+# What one API key or one person may hold open at once in the whole installation: waits (?wait=) and the
 # dashboard's live streams; beyond it 429 (docs/live-updates.md, "Caps").
 HISTORYHUB_MAX_WAITS_PER_KEY = envint("HISTORYHUB_MAX_WAITS_PER_KEY", 200, minimum=1)
 HISTORYHUB_MAX_STREAMS_PER_USER = envint("HISTORYHUB_MAX_STREAMS_PER_USER", 10, minimum=1)

@@ -8,7 +8,7 @@ from django.test import Client
 
 from historyhub import live
 from historyhub.apikeys.models import ApiKey
-from historyhub.projects.keys import DEFAULT_PROJECT
+from historyhub.lib.session_keys import DEFAULT_PROJECT
 from historyhub.projects.models import Project, Role
 from tests.support.actors import ApiClient, make_approver, make_member
 from tests.support.servers import InProcessServer

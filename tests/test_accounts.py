@@ -1,4 +1,5 @@
-"""/accounts/ serves logging in and out and changing one's own password, and nothing else: no reset by mail."""
+"""/accounts/ serves logging in and out, changing one's own password, the profile and the links people are mailed
+(docs/people.md), and nothing else: no password reset by mail."""
 
 import pytest
 from django.test import Client

@@ -143,6 +143,7 @@ def test_a_fresh_clone_serves_with_bin_start_alone_which_collects_static_files_g
         "PATH": f"{BIN}{os.pathsep}/usr/bin{os.pathsep}/bin",
         "SECRET_KEY": secrets.token_urlsafe(50),
         "FIELD_ENCRYPTION_KEYS": Fernet.generate_key().decode(),
+        "RECEIPT_SIGNING_KEYS": secrets.token_urlsafe(32),
         "ALLOWED_HOSTS": "historyhub.example.com",
         "BEHIND_HTTPS_PROXY": "True",
     }

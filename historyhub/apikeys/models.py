@@ -7,7 +7,8 @@ from django.conf import settings
 from django.db import models
 from django.utils import timezone
 
-from historyhub.projects.keys import DEFAULT_PROJECT
+from historyhub.lib import bulk
+from historyhub.lib.session_keys import DEFAULT_PROJECT
 
 KEY_PREFIX = "hh_"
 
@@ -101,7 +102,13 @@ class ApiKey(models.Model):
 
     @classmethod
     def authenticate(cls, key):
-        api_key = cls.objects.active().filter(key_hash=hash_key(key)).first()
+        """The active key whose hash this is, or None: read afresh every time, so a revoked key stops at once.
+
+        Every API call asks: one prepared statement (the hash is unique), no query compiled.
+        """
+        api_key = bulk.get(cls, "key_hash", hash_key(key))
+        if api_key is not None and api_key.is_revoked:
+            return None
         if api_key is not None:
             now = timezone.now()
             # One write a minute at most: reads stay reads under load.

@@ -2,14 +2,23 @@
 (``policies.check``; groups of its own project only, holding enough people to meet it: ``eligibility``). A waiting
 action keeps the policy it opened under."""
 
+from typing import Any
+
 from django import forms
 from django.contrib import admin
 from django.db import transaction
+from django.db.models import QuerySet
+from django.http import HttpRequest
 
-from historyhub.approvals import eligibility, policies
+# Client actions' page (decided in batches) is a module of its own; importing it registers it.
+from historyhub.approvals import (
+    action_admin,  # noqa: F401
+    eligibility,
+    policies,
+)
 from historyhub.approvals.models import Policy
-from historyhub.history import jsonvalues
-from historyhub.history.errors import InvalidInput
+from historyhub.lib import jsonvalues
+from historyhub.lib.errors import InvalidInput
 from historyhub.projects.models import Group
 
 JSON_FIELDS = {
@@ -21,7 +30,7 @@ JSON_FIELDS = {
 }
 
 
-class PolicyForm(forms.ModelForm):
+class PolicyForm(forms.ModelForm[Policy]):
     class Meta:
         model = Policy
         fields = (
@@ -34,8 +43,9 @@ class PolicyForm(forms.ModelForm):
             "escalate_after_seconds",
         )
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         try:
             item = {wire: jsonvalues.loads(data.get(field) or "null") for field, wire in JSON_FIELDS.items()}
             checked = policies.check(
@@ -64,7 +74,7 @@ class PolicyForm(forms.ModelForm):
 
 
 @admin.register(Policy)
-class PolicyAdmin(admin.ModelAdmin):
+class PolicyAdmin(admin.ModelAdmin[Policy]):
     form = PolicyForm
     list_display = ("name", "project", "position", "required_approvals", "people_only")
     list_filter = ("project",)
@@ -72,17 +82,17 @@ class PolicyAdmin(admin.ModelAdmin):
     search_fields = ("name",)
 
     # Every change of a project's policies is audited, here as on the page and over the API (docs/data.md).
-    def save_model(self, request, obj, form, change):
+    def save_model(self, request: HttpRequest, obj: Policy, form: forms.Form, change: bool) -> None:
         with transaction.atomic():
             super().save_model(request, obj, form, change)
             policies.recorded(obj.project_id, request.user.get_username())
 
-    def delete_model(self, request, obj):
+    def delete_model(self, request: HttpRequest, obj: Policy) -> None:
         with transaction.atomic():
             super().delete_model(request, obj)
             policies.recorded(obj.project_id, request.user.get_username())
 
-    def delete_queryset(self, request, queryset):
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Policy]) -> None:
         with transaction.atomic():
             projects = set(queryset.values_list("project_id", flat=True))
             super().delete_queryset(request, queryset)

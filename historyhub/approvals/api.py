@@ -1,15 +1,16 @@
 """The project's approval policies over the API (docs/api.md, "Who may decide: approval policies"): any key may
 read them, so an agent can show what will govern it; an ``admin`` key replaces them."""
 
-from typing import Any, Literal
+from typing import Any
 
 from ninja import Field, Schema
 
-from historyhub.apikeys.auth import ApiKeyAuth, resolved_by
+from historyhub.apikeys.auth import ApiKeyAuth, KeyedRequest, resolved_by
 from historyhub.apikeys.models import Scope
 from historyhub.approvals import policies
-from historyhub.history.api import errors
-from historyhub.history.schemas import example
+from historyhub.approvals.models import PolicyDict
+from historyhub.lib.endpoints import errors
+from historyhub.lib.schemas import example
 from historyhub.projects.scoping import ScopedRouter
 
 router = ScopedRouter(tags=["policies"])
@@ -30,7 +31,7 @@ REFUND_POLICY = {
 
 class Condition(Schema):
     argument: str = Field(description="A dotted path into the action's arguments.")
-    op: Literal[policies.OPERATORS]
+    op: policies.Operator
     value: Any = Field(description="A missing argument or a type that does not compare makes the condition false.")
 
 
@@ -72,13 +73,13 @@ class PolicyListIn(Schema):
 
 
 @router.get("/policies", response={200: PolicyList, **errors()})
-def list_policies(request):
+def list_policies(request: KeyedRequest) -> dict[str, list[PolicyDict]]:
     """The project's approval policies, in order."""
     return {"items": policies.listing(request.auth.project_id)}
 
 
 @router.put("/policies", auth=ApiKeyAuth(Scope.ADMIN), response={200: PolicyList, **errors(403, 413)})
-def replace_policies(request, body: PolicyListIn):
+def replace_policies(request: KeyedRequest, body: PolicyListIn) -> dict[str, list[PolicyDict]]:
     """Replace the project's policies (admin key). A policy naming an unknown group is refused and nothing changes,
     and so is a people-only policy whose groups hold fewer people who may decide (approvers and admins) than its
     requiredApprovals; actions already waiting keep the policy they opened under."""

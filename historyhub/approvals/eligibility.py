@@ -9,9 +9,9 @@ with the ``decide`` scope decides; a people-only one needs at least ``requiredAp
 groups do not count toward a policy: they may decide only later, once the sweep escalated an action.
 
 - ``policies.replace`` refuses a list holding a policy that cannot be met (``refuse_unsatisfiable``);
-- ``keeping_policies`` wraps every change of members, roles or groups (``projects.administration``) and refuses
-  the change when it would leave a policy of the project with fewer such people than it needs (and fewer than
-  it had);
+- ``keeping_policies`` wraps every change of members, roles or groups (registered with
+  ``projects.member_changes``, which ``projects.administration`` runs each through) and refuses the change when
+  it would leave a policy of the project with fewer such people than it needs (and fewer than it had);
 - ``review`` flags each waiting action whose copied policy (``ClientAction.policy``) nobody can meet any more,
   announcing it to the project's admins once (``client_action.undecidable``), and unflags one that can be
   decided again. It runs after the changes that can cause it: those above, a replacement of the policies, an
@@ -19,26 +19,31 @@ groups do not count toward a policy: they may decide only later, once the sweep 
   saved them: the admin, a command).
 """
 
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models.signals import post_delete, post_save, pre_delete, pre_save
 from django.dispatch import receiver
 from django.utils import timezone
 
-from historyhub.approvals.deciders import deciding_groups
-from historyhub.approvals.models import Policy
-from historyhub.history.errors import DecisionNotAllowed, InvalidInput
+# The module, not the name: deciders imports policies, which imports this module (a cycle resolved at call time).
+from historyhub.approvals import deciders
+from historyhub.approvals.models import Policy, PolicyDict
+from historyhub.history.action_events import Event
 from historyhub.history.models import ClientAction, ClientActionStatus
 from historyhub.history.writes import writing
-from historyhub.notifications import Event
+from historyhub.lib.errors import DecisionNotAllowed, InvalidInput
 from historyhub.projects import access
 from historyhub.projects.models import Group, Membership, Project, Role
 
 
-def turn(project):
+def turn(project: str) -> None:
     """The turn of a change to who may decide in ``project`` (its id): its policies, members, roles and groups.
     Two such changes take turns, so neither counts people the other is taking away. The row lock leaves the
     project's key alone (``FOR NO KEY UPDATE``): rows that refer to the project (a session, an audit entry) are
@@ -46,14 +51,15 @@ def turn(project):
     Project.objects.select_for_update(no_key=True).get(pk=project)
 
 
-def eligible(project, groups):
+def eligible(project: str, groups: Iterable[str]) -> int:
     """How many people may decide in ``project`` (its id) as members of ``groups`` (names), or, when ``groups`` is
     empty, as the project's approvers and admins."""
     people = access.people_granted(project, Role.APPROVER)
     if groups:
         members = Group.members.through.objects.filter(group__project_id=project, group__name__in=groups)
         people = people.filter(pk__in=members.values("user_id"))
-    return people.count()
+    count: int = people.count()
+    return count
 
 
 @dataclass(frozen=True)
@@ -63,9 +69,9 @@ class Shortfall:
     policy: str
     required: int
     eligible: int
-    groups: tuple
+    groups: tuple[str, ...]
 
-    def why(self, after_change=False):
+    def why(self, after_change: bool = False) -> str:
         """The policy, what it needs and who may decide under it, as a sentence a person reads."""
         who = f"members of {', '.join(self.groups)}" if self.groups else "people of the project"
         counted = {0: "nobody", 1: "1 person"}.get(self.eligible, f"{self.eligible} people")
@@ -80,17 +86,17 @@ class Shortfall:
 class Counts:
     """``eligible`` once per set of groups: one change looks at many policies and actions, most sharing groups."""
 
-    def __init__(self, project):
+    def __init__(self, project: str) -> None:
         self.project = project
-        self._counted = {}
+        self._counted: dict[tuple[str, ...], int] = {}
 
-    def of(self, groups):
+    def of(self, groups: Iterable[str]) -> int:
         key = tuple(sorted(groups))
         if key not in self._counted:
             self._counted[key] = eligible(self.project, key)
         return self._counted[key]
 
-    def shortfall(self, policy, groups):
+    def shortfall(self, policy: PolicyDict, groups: Iterable[str]) -> Shortfall | None:
         """The ``Shortfall`` of ``policy`` (a policy as the wire has it, or an action's copy) with ``groups``
         deciding, or None when it can be met."""
         if not policy["peopleOnly"]:
@@ -101,7 +107,7 @@ class Counts:
         return Shortfall(policy["name"], policy["requiredApprovals"], found, tuple(groups))
 
 
-def refuse_unsatisfiable(project, items):
+def refuse_unsatisfiable(project: str, items: Iterable[PolicyDict]) -> None:
     """Raise ``InvalidInput`` naming the first of ``items`` (checked policies) that cannot be met in ``project``."""
     counts = Counts(project)
     for policy in items:
@@ -111,7 +117,7 @@ def refuse_unsatisfiable(project, items):
 
 
 @contextmanager
-def keeping_policies(project):
+def keeping_policies(project: str) -> Iterator[None]:
     """Wrap a change of ``project``'s (its id) members, roles or groups: in its turn and one transaction, the
     change is refused (``DecisionNotAllowed`` naming the policy; it rolls back whole) when it leaves a policy of
     the project with fewer people who may decide under it than it needs, and fewer than before. A change that
@@ -133,15 +139,15 @@ def keeping_policies(project):
 # Waiting actions nobody can decide ---------------------------------------------------------
 
 
-def undecidable(action, counts):
+def undecidable(action: ClientAction, counts: Counts) -> Shortfall | None:
     """Why nobody may decide ``action`` (waiting) any more under its copied policy, or None when someone may."""
     policy = action.policy
     if policy is None:
         return None
-    return counts.shortfall(policy, deciding_groups(action))
+    return counts.shortfall(policy, deciders.deciding_groups(action))
 
 
-def review(project, now=None):
+def review(project: str, now: datetime | None = None) -> int:
     """Flag each waiting action of ``project`` (its id) that nobody may decide any more, announcing it once to the
     channels that want ``client_action.undecidable``, and unflag one that may be decided again; returns how many
     were flagged. Each change is made in its session's write (sessions in key order, as every write of several
@@ -173,12 +179,12 @@ def review(project, now=None):
     return flagged
 
 
-def reason(action):
+def reason(action: ClientAction) -> str | None:
     """What a flagged action's card says (None for one that is not): read from its copy of the policy, so a page
     asks the database nothing more; ``review`` counted when it flagged it."""
     if action.undecidable_at is None or not action.is_waiting or action.policy is None:
         return None
-    policy, groups = action.policy, deciding_groups(action)
+    policy, groups = action.policy, deciders.deciding_groups(action)
     who = f"members of {', '.join(groups)}" if groups else "people of the project"
     required = policy["requiredApprovals"]
     needs = "an approval" if required == 1 else f"{required} approvals"
@@ -194,9 +200,13 @@ def reason(action):
 
 # What of a person, changed, can change who may decide.
 DECIDING_FIELDS = ("is_active", "is_superuser")
+# Carried on the person's instance from the pre_ signal to the post_ one: those fields as stored before the save,
+# and the projects whose deciders the person was among before the delete.
+BEFORE = "_deciding_before"
+PROJECTS_BEFORE = "_deciding_projects"
 
 
-def projects_of(user, was_superuser=False):
+def projects_of(user: User, was_superuser: bool = False) -> list[str]:
     """The projects whose deciders ``user`` is, or was, among: every project for a superuser (then or now)."""
     if user.is_superuser or was_superuser:
         return list(Project.objects.values_list("pk", flat=True))
@@ -206,18 +216,20 @@ def projects_of(user, was_superuser=False):
 
 
 @receiver(pre_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="historyhub.eligibility.before_person_saved")
-def _remember(sender, instance, update_fields=None, raw=False, **kwargs):
+def _remember(
+    sender: type[User], instance: User, update_fields: Iterable[str] | None = None, raw: bool = False, **kwargs: Any
+) -> None:
     if raw or instance.pk is None or (update_fields is not None and not set(DECIDING_FIELDS) & set(update_fields)):
         return
-    instance._deciding_before = sender.objects.filter(pk=instance.pk).values(*DECIDING_FIELDS).first()
+    setattr(instance, BEFORE, sender.objects.filter(pk=instance.pk).values(*DECIDING_FIELDS).first())
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="historyhub.eligibility.person_saved")
-def _person_saved(sender, instance, raw=False, **kwargs):
+def _person_saved(sender: type[User], instance: User, raw: bool = False, **kwargs: Any) -> None:
     """A person deactivated (or made active again), or made or unmade superuser: an operator's act, never refused;
     the actions it leaves nobody to decide are flagged and announced."""
-    before = getattr(instance, "_deciding_before", None)
-    instance._deciding_before = None
+    before: dict[str, bool] | None = getattr(instance, BEFORE, None)
+    setattr(instance, BEFORE, None)
     if raw or before is None or all(before[name] == getattr(instance, name) for name in DECIDING_FIELDS):
         return
     for project in projects_of(instance, was_superuser=before["is_superuser"]):
@@ -227,13 +239,14 @@ def _person_saved(sender, instance, raw=False, **kwargs):
 
 
 @receiver(pre_delete, sender=settings.AUTH_USER_MODEL, dispatch_uid="historyhub.eligibility.before_person_deleted")
-def _remember_projects(sender, instance, **kwargs):
-    instance._deciding_projects = projects_of(instance)
+def _remember_projects(sender: type[User], instance: User, **kwargs: Any) -> None:
+    setattr(instance, PROJECTS_BEFORE, projects_of(instance))
 
 
 @receiver(post_delete, sender=settings.AUTH_USER_MODEL, dispatch_uid="historyhub.eligibility.person_deleted")
-def _person_deleted(sender, instance, **kwargs):
-    for project in getattr(instance, "_deciding_projects", ()):
+def _person_deleted(sender: type[User], instance: User, **kwargs: Any) -> None:
+    projects: list[str] = getattr(instance, PROJECTS_BEFORE, [])
+    for project in projects:
         with transaction.atomic():
             turn(project)
             review(project)

@@ -4,18 +4,20 @@
 """
 
 import logging
+from datetime import datetime
 
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from historyhub.approvals import eligibility
+from historyhub.history.action_events import Event, announce
 from historyhub.history.models import ClientAction, ClientActionStatus
 from historyhub.history.writes import writing
-from historyhub.notifications import Event, announce
 
 log = logging.getLogger(__name__)
 
 
-def sweep_escalations(now=None):
+def sweep_escalations(now: datetime | None = None) -> int:
     """Escalate every waiting action whose time has come; returns how many. Run periodically (``manage.py sweep``)."""
     now = now or timezone.now()
     due = _due(now).values_list("session_id", "call_id")
@@ -40,14 +42,15 @@ def sweep_escalations(now=None):
     return escalated_count
 
 
-def _due(now):
+def _due(now: datetime) -> QuerySet[ClientAction]:
     """Actions still waiting at ``now`` (not expired) whose time to escalate has come, and not escalated yet."""
-    return ClientAction.objects.showing(ClientActionStatus.WAITING, now).filter(
+    due: QuerySet[ClientAction] = ClientAction.objects.showing(ClientActionStatus.WAITING, now).filter(
         escalate_at__lte=now, escalated_at__isnull=True
     )
+    return due
 
 
-def escalated(action):
+def escalated(action: ClientAction) -> None:
     """The one place an escalation is announced, inside the write that escalates it: to the project's channels
     (the outbox row commits with the escalation) and the log."""
     announce(Event.ESCALATED, action)

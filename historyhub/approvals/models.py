@@ -1,9 +1,47 @@
 """Approval policies and the votes cast on client actions (docs/api.md, "Who may decide: approval policies")."""
 
+from enum import Enum
+from typing import Literal, TypeAlias, TypedDict
+
 from django.conf import settings
 from django.db import models
 
-from historyhub.history import jsonvalues
+from historyhub.history.models import Decision
+from historyhub.lib import jsonvalues
+from historyhub.lib.jsonvalues import JSON
+
+
+class Condition(TypedDict):
+    """A condition on an action's arguments: the value at a dotted path compared with ``op``."""
+
+    argument: str
+    op: str
+    value: JSON
+
+
+class PolicyDict(TypedDict):
+    """A policy as the domain and the wire know it (``Policy.as_dict``, ``policies.check``), and as an action that
+    opened under it keeps a copy of it (``ClientAction.policy``)."""
+
+    name: str
+    agents: list[str]
+    actions: list[str]
+    when: list[Condition]
+    approverGroups: list[str]
+    requiredApprovals: int
+    peopleOnly: bool
+    escalateAfterSeconds: int | None
+    escalateTo: list[str]
+
+
+class Own(Enum):
+    """Where a policy is asked for, ``OWN`` stands for the one the action opened under (``ClientAction.policy``)."""
+
+    OWN = "own"
+
+
+# A policy, none, or the action's own (``deciders.policy_for``).
+PolicyChoice: TypeAlias = PolicyDict | None | Literal[Own.OWN]
 
 
 class Policy(models.Model):
@@ -31,10 +69,10 @@ class Policy(models.Model):
         ordering = ["project", "position"]
         verbose_name_plural = "policies"
 
-    def __str__(self):
+    def __str__(self) -> str:
         return f"{self.name} ({self.project_id})"
 
-    def as_dict(self):
+    def as_dict(self) -> PolicyDict:
         """The policy as the domain and the wire know it (an action opening under it keeps a copy)."""
         return {
             "name": self.name,
@@ -85,7 +123,7 @@ class Vote(models.Model):
         help_text="The key the decision came with, if any.",
     )
     via = models.CharField(max_length=16, choices=Via.choices, help_text="The channel the decision came through.")
-    decision = models.CharField(max_length=16)
+    decision = models.CharField(max_length=16, choices=Decision.choices)
     arguments_json = models.TextField(null=True, blank=True, help_text="The arguments an approve votes for.")
     comment = models.TextField(blank=True, default="")
     response_json = models.TextField(null=True, blank=True)
@@ -104,9 +142,14 @@ class Vote(models.Model):
         ]
         ordering = ["at", "pk"]
 
-    def __str__(self):
+    # Set by ``votes.judge``, never stored: why the vote no longer counts (None while it does), and the policy that
+    # governs the arguments it voted for.
+    why: str | None
+    policy: PolicyChoice
+
+    def __str__(self) -> str:
         return f"{self.by}: {self.decision}"
 
     @property
-    def arguments(self):
+    def arguments(self) -> JSON:
         return jsonvalues.loads(self.arguments_json) if self.arguments_json is not None else None

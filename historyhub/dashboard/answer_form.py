@@ -1,17 +1,22 @@
 """The answer form of a ``respond``, generated on the server from the action's responseSchema (docs/dashboard.md,
 "Answering"): one form field per property, or one free-text box without a schema. The fields are never required
 by the form itself, since a person pressing Approve sends them too; ``answer`` checks them only for Respond,
-with the same rule the API applies (``approvals.response_schemas``), and puts each error next to its field.
+with the same rule the API applies (``history.response_schemas``), and puts each error next to its field.
+What Respond needs is marked for the browser and for people all the same (``REQUIRED``): the other decision
+buttons carry ``formnovalidate``, so only Respond waits for it.
 """
 
 from django import forms
 
-from historyhub.approvals import response_schemas
-from historyhub.history.errors import InvalidInput
+from historyhub.history import response_schemas
+from historyhub.lib.errors import InvalidInput
 
 FREE_TEXT = "response"
 PREFIX = "answer:"
 MAX_FREE_TEXT = 100_000
+# The attributes of a field Respond needs: the browser refuses to respond without it and says why, and a screen
+# reader says it is required; the label shows it (templates/dashboard/fragments/answer_fields.html).
+REQUIRED = {"required": True, "aria-required": "true"}
 
 
 def field_name(prop):
@@ -23,10 +28,20 @@ def form_fields(schema):
     if schema is None:
         return {
             FREE_TEXT: forms.CharField(
-                required=False, max_length=MAX_FREE_TEXT, widget=forms.Textarea(attrs={"rows": 3}), label="Answer"
+                required=False,
+                max_length=MAX_FREE_TEXT,
+                widget=forms.Textarea(attrs={"rows": 3, **REQUIRED}),
+                label="Answer",
             )
         }
-    return {field_name(prop): _field(prop) for prop in response_schemas.fields(schema)}
+    return {field_name(prop): marked(_field(prop), prop) for prop in response_schemas.fields(schema)}
+
+
+def marked(field, prop):
+    """``field``, marked required when Respond needs it: a box left unticked is an answer (false), so never a box."""
+    if prop.required and prop.type != "boolean":
+        field.widget.attrs.update(REQUIRED)
+    return field
 
 
 def _field(prop):

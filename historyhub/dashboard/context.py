@@ -1,7 +1,9 @@
-"""What every page's header needs: the project shown, the person's role in it, the projects to switch to, and
-the colour theme the person picked."""
+"""What every page's header needs: the project shown, the person's role in it, the projects to switch to, the
+colour theme the person picked, and the time zone they chose for times."""
 
-from historyhub.projects import access
+from django.utils.functional import SimpleLazyObject
+
+from historyhub.projects import access, time_zones
 from historyhub.projects.models import Role
 
 
@@ -28,3 +30,9 @@ def theme(request):
     """The theme on <html data-theme>, rendered by the server so a page never flashes the other one."""
     chosen = request.COOKIES.get(THEME_COOKIE)
     return {"theme": chosen if chosen in THEMES else ""}
+
+
+def time_zone(request):
+    """The zone the person chose on their profile ("" for the browser's), which ``{% moment %}`` writes times in:
+    looked up once, when a page first shows a time."""
+    return {"time_zone": SimpleLazyObject(lambda: time_zones.chosen(request.user))}

@@ -6,11 +6,13 @@ from django import forms
 from django.http import QueryDict
 from django.utils.http import urlencode
 
-from historyhub.approvals.decisions import BUTTONS, WITHOUT_ANSWER, Decision
-from historyhub.dashboard import answer_form
-from historyhub.history import jsonvalues, validation
-from historyhub.history.errors import InvalidInput
+from historyhub.approvals import batch
+from historyhub.approvals.decisions import DECISION_BUTTONS, Decision
+from historyhub.dashboard import answer_form, inbox_states
 from historyhub.history.models import RunStatus, SessionStatus
+from historyhub.insights import ranges
+from historyhub.lib import jsonvalues, validation
+from historyhub.lib.errors import InvalidInput
 
 
 class SessionFilters(forms.Form):
@@ -63,18 +65,37 @@ class OfferedName(forms.ChoiceField):
         return len(value) <= 200
 
 
+class MomentField(forms.CharField):
+    """An ISO 8601 time with a zone, kept as the text it was given (the page's links carry it back)."""
+
+    def clean(self, value):
+        text = super().clean(value)
+        if text:
+            try:
+                ranges.parse_time(text, self.label or "time")
+            except InvalidInput as error:
+                raise forms.ValidationError(str(error)) from None
+        return text
+
+
 class InboxFilters(forms.Form):
-    """Which waiting actions the approvals page shows, and how (docs/dashboard.md, "The approvals inbox").
+    """Which actions the approvals page shows, and how (docs/dashboard.md, "The approvals inbox"): the waiting
+    ones by default, or those decided or expired, with their outcome, decider and when (the Insights page links
+    here with them).
 
     Agent, tool and policy are offered as the names of what waits now (``offer``), but any name is taken:
     a filter stays as it was when the last action it matched is decided, rather than showing everything.
     """
 
+    state = forms.ChoiceField(required=False, choices=[("", "Waiting"), *inbox_states.DECIDED_STATES])
+
     q = forms.CharField(
         required=False,
         max_length=200,
         label="Search",
-        widget=forms.SearchInput(attrs={"placeholder": "Search tools, arguments, descriptions", "autocomplete": "off"}),
+        widget=forms.SearchInput(
+            attrs={"placeholder": "Search tools, arguments, descriptions, sessions", "autocomplete": "off"}
+        ),
     )
     agent = OfferedName(required=False)
     tool = OfferedName(required=False)
@@ -89,7 +110,17 @@ class InboxFilters(forms.Form):
         choices=[("", "Oldest first"), ("newest", "Newest first"), ("expiring", "Expiring soonest")],
     )
     group = forms.ChoiceField(required=False, choices=[("", "No grouping"), ("tool", "Grouped by tool")])
+    decider = forms.CharField(
+        required=False, max_length=200, label="Decided by", widget=forms.TextInput(attrs={"placeholder": "Decided by"})
+    )
     page = forms.IntegerField(required=False, min_value=1)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Named as the Insights API names its range; "from" is no name a class attribute may have.
+        for name, label in (("from", "From"), ("to", "To")):
+            example = {"placeholder": f"{label}, e.g. 2026-12-01T00:00Z"}
+            self.fields[name] = MomentField(required=False, max_length=40, label=label, widget=forms.TextInput(example))
 
     def offer(self, choices):
         """Offer these agents, tools and policies (``inbox.Choices``), and the one chosen if it waits no more."""
@@ -118,6 +149,10 @@ class InboxFilters(forms.Form):
             "q": data.get("q") or "",
             "sort": data.get("sort") or "oldest",
             "group": data.get("group") or "",
+            "state": data.get("state") or "",
+            "decider": data.get("decider") or "",
+            "since": ranges.parse_time(data.get("from") or None, "from"),
+            "until": ranges.parse_time(data.get("to") or None, "to"),
         }
 
     def page_number(self):
@@ -172,7 +207,7 @@ def reject_constant(name):
 class DecisionField(forms.ChoiceField):
     """The decision a button names. Never defaulted: a form sent any other way (Enter in a field) decides nothing."""
 
-    def __init__(self, decisions=BUTTONS):
+    def __init__(self, decisions=DECISION_BUTTONS):
         labels = [decision.label for decision in decisions]
         press = ", ".join(labels[:-1]) + f" or {labels[-1]}"
         super().__init__(
@@ -198,7 +233,7 @@ class DecisionForm(forms.Form):
     comment = CommentField(required=False)
     arguments = forms.CharField(required=False, strip=False, widget=forms.Textarea)
 
-    def __init__(self, *args, buttons=BUTTONS, response_schema=None, **kwargs):
+    def __init__(self, *args, buttons=DECISION_BUTTONS, response_schema=None, **kwargs):
         super().__init__(*args, **kwargs)
         # Only the buttons the card shows decide, and a form sent without one says which they are.
         self.fields["decision"] = DecisionField(buttons)
@@ -264,7 +299,8 @@ class ActionKeysField(forms.Field):
 
 
 class SelectedDecisionForm(InboxPlace):
-    """Approve or reject the selected client actions, or every waiting one, each with its original arguments.
+    """Decide the selected client actions, or every waiting one, each with its original arguments, as a batch may
+    (``batch.DECISIONS``: the admin offers the same).
 
     A decision on more than one is confirmed: ``confirmed`` with the ``fingerprint`` of the set the
     confirmation showed (``batch.Batch``).
@@ -272,7 +308,7 @@ class SelectedDecisionForm(InboxPlace):
 
     selected = ActionKeysField(required=False)
     all_waiting = forms.BooleanField(required=False)
-    decision = DecisionField(WITHOUT_ANSWER)
+    decision = DecisionField(batch.DECISIONS)
     comment = CommentField(required=False)
     confirmed = forms.BooleanField(required=False)
     fingerprint = forms.CharField(required=False, max_length=64)

@@ -1,7 +1,7 @@
 """The approvals inbox (docs/dashboard.md, "The approvals inbox"): which waiting actions a person asked to see,
 in which order, and what each card tells beyond the action itself, so that it is enough to decide on.
 
-Every query starts from ``client_actions.listing``, scoped to one project; the filters narrow the waiting
+Every query starts from ``approvals.reading.listing``, scoped to one project; the filters narrow the waiting
 actions the (status, created_at) and (status, expires_at) indexes find. A page of cards costs the same few
 queries whatever its length: the sessions come joined, the votes prefetched, and the conversation before
 each action as two subqueries of the one query that reads the page.
@@ -9,16 +9,18 @@ each action as two subqueries of the one query that reads the page.
 
 import math
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.db.models.functions import Substr
 
-from historyhub.dashboard import argument_tree, json_preview, timeline
+from historyhub.approvals import reading
+from historyhub.approvals.policies import governed_by, json_object_starting
+from historyhub.dashboard import argument_tree, inbox_states, json_preview, timeline_cards
 from historyhub.dashboard.forms import DecisionForm
-from historyhub.history import client_actions, jsonvalues
 from historyhub.history.models import TimelineEntry
+from historyhub.lib import jsonvalues
 
 AGES = {"1h": timedelta(hours=1), "1d": timedelta(days=1), "1w": timedelta(weeks=1)}
 EXPIRING_SOON = timedelta(hours=1)
@@ -45,30 +47,45 @@ class Criteria:
     policy: str = ""
     age: str = ""  # a key of AGES: asked longer ago than that
     expiring: bool = False  # expires within EXPIRING_SOON
-    q: str = ""  # in the tool's name, its arguments or its description
+    q: str = ""  # in the tool's name, its arguments, its description or its session's title
     sort: str = "oldest"  # a key of SORTS
     group: str = ""  # "tool": grouped by tool, each group sorted by ``sort``
+    state: str = inbox_states.WAITING  # else a value of inbox_states.DECIDED_STATES
+    decider: str = ""  # decided by (decided states only)
+    since: datetime | None = None  # opened (waiting) or stopped waiting (other states) at or after
+    until: datetime | None = None  # … and before
 
     @property
     def narrowed(self):
-        """Whether some waiting actions are left out (sorting and grouping leave none out)."""
-        return any((self.agent, self.tool, self.policy, self.age, self.expiring, self.q))
+        """Whether some actions of the state are left out (sorting and grouping leave none out)."""
+        return any(
+            (self.agent, self.tool, self.policy, self.age, self.expiring, self.q, self.decider, self.since, self.until)
+        )
 
-
-def json_object_starting(key, value):
-    """How the JSON text of an object whose first key is ``key`` begins, as ``jsonvalues.dumps`` writes it."""
-    return jsonvalues.dumps({key: value})[:-1] + ","
-
-
-def governed_by(name):
-    """Actions governed by the policy ``name``: the snapshot on an action is ``jsonvalues.dumps`` of
-    ``Policy.as_dict()``, whose first key is the name."""
-    return Q(policy_json__startswith=json_object_starting("name", name))
+    @property
+    def decided(self):
+        """Whether it lists actions that wait no more: cards to read, none to decide."""
+        return self.state != inbox_states.WAITING
 
 
 def matching(project, criteria, now):
-    """The waiting actions of ``project`` that meet ``criteria``, oldest first."""
-    actions = client_actions.listing(project, status="waiting", agent=criteria.agent or None, now=now)
+    """The actions of ``project`` in the state ``criteria`` asks for (waiting by default) that meet it, oldest
+    first."""
+    if criteria.decided:
+        actions = inbox_states.stopped(
+            reading.listing(project, agent=criteria.agent or None, now=now),
+            criteria.state,
+            criteria.decider,
+            criteria.since,
+            criteria.until,
+            now,
+        )
+    else:
+        actions = reading.listing(project, status="waiting", agent=criteria.agent or None, now=now)
+        if criteria.since:
+            actions = actions.filter(created_at__gte=criteria.since)
+        if criteria.until:
+            actions = actions.filter(created_at__lt=criteria.until)
     if criteria.tool:
         actions = actions.filter(name=criteria.tool)
     if criteria.policy:
@@ -79,7 +96,12 @@ def matching(project, criteria, now):
         actions = actions.filter(expires_at__lte=now + EXPIRING_SOON)
     if criteria.q:
         q = criteria.q
-        actions = actions.filter(Q(name__icontains=q) | Q(description__icontains=q) | Q(arguments_json__icontains=q))
+        actions = actions.filter(
+            Q(name__icontains=q)
+            | Q(description__icontains=q)
+            | Q(arguments_json__icontains=q)
+            | Q(session__name__icontains=q)
+        )
     return actions
 
 
@@ -131,7 +153,7 @@ class Choices(NamedTuple):
 def choices(project, now):
     """The agents, tools and policies of the actions waiting in ``project``, for the filters to offer."""
     found = (
-        client_actions.listing(project, status="waiting", now=now)
+        reading.listing(project, status="waiting", now=now)
         .order_by()
         .values_list("session__agent", "name", "policy_json")
         .distinct()
@@ -147,7 +169,7 @@ def choices(project, now):
 
 class Group(NamedTuple):
     tool: str  # "" when the list is not grouped
-    count: int  # the tool's actions on every page
+    count: int  # type: ignore[assignment]  # the tool's actions on every page (templates read group.count)
     rows: list
 
 
@@ -254,7 +276,7 @@ def card(action, decider, now):
         "agent_said": excerpt(getattr(action, "agent_said", None)),
         "metadata": metadata,
         "more_metadata": more_metadata,
-        **timeline.choices_view(action),
+        **timeline_cards.choices_view(action),
     }
     if shown["answer_form"] is not None:
         shown["answer_form"] = DecisionForm(response_schema=action.response_schema, auto_id=answer_ids(action))

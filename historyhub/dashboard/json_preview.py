@@ -15,8 +15,7 @@ the same.
 import re
 from dataclasses import dataclass
 
-from historyhub.history import jsonvalues
-from historyhub.lib import hidden_characters
+from historyhub.lib import hidden_characters, jsonvalues
 
 PREVIEW_CHARS = 20_000
 # An approvals card: fifty of them make a page (its arguments whole up to here get the tree and the edit box).

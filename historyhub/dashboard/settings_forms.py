@@ -57,6 +57,20 @@ class RevokeKeyForm(forms.Form):
     key = forms.IntegerField(min_value=1)
 
 
+class InviteForm(forms.Form):
+    email = forms.CharField(max_length=254, label="Email", help_text="The link goes there; it works once, for 7 days.")
+    role = forms.ChoiceField(choices=Role.choices, initial=Role.VIEWER)
+
+    def __init__(self, *args, **kwargs):
+        # Ids of its own: the member form beside it on the page has a role field too.
+        kwargs.setdefault("auto_id", "invite-%s")
+        super().__init__(*args, **kwargs)
+
+
+class RevokeInvitationForm(forms.Form):
+    invitation = forms.CharField(max_length=26)
+
+
 # What each button of the page posts, by the name of its ``action``.
 FORMS = {
     "project": ProjectForm,
@@ -66,4 +80,6 @@ FORMS = {
     "delete_group": DeleteGroupForm,
     "key": KeyForm,
     "revoke_key": RevokeKeyForm,
+    "invite": InviteForm,
+    "revoke_invitation": RevokeInvitationForm,
 }

@@ -13,8 +13,8 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from historyhub.dashboard import markdown
-from historyhub.history import jsonvalues, matching
-from historyhub.lib import hidden_characters
+from historyhub.history import matching
+from historyhub.lib import hidden_characters, jsonvalues
 
 # Characters shown before and after the first occurrence; the raw text read around it, Markdown and all.
 BEFORE, AFTER = 80, 120

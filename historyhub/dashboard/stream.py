@@ -14,8 +14,7 @@ import asyncio
 import weakref
 
 from historyhub import live
-from historyhub.history import validation
-from historyhub.projects import keys
+from historyhub.lib import session_keys, validation
 
 # How soon the browser reconnects, how often an idle stream says it is alive,
 # and how long a stream gathers changes after sending some.
@@ -30,13 +29,13 @@ def session_key_in(project, session_id):
     be the key of project beta's session, and its page would hear another project's changes."""
     if not isinstance(session_id, str) or not validation.SESSION_ID.fullmatch(session_id):
         return None
-    return keys.session_key(project, session_id)
+    return session_keys.session_key(project, session_id)
 
 
 def interest(project, session_key=None, inbox_only=False):
     """What a page of ``project`` hears: its session and the inbox, the inbox only, or the whole project."""
     if session_key is not None:
-        if keys.project_of(session_key) != project:
+        if session_keys.project_of(session_key) != project:
             raise ValueError(f"{session_key!r} is not a session of {project!r}")
         return live.Interest(session=session_key, inbox=project)
     if inbox_only:
@@ -56,6 +55,8 @@ def events(subscription, session_id):
 
 
 async def _events(changes, session_id):
+    # Past its view, a stream reads nothing: its turn at the database goes to the waits (historyhub.live.turns).
+    live.turns.finished()
     try:
         yield f"retry: {RETRY_MS}\n\n"
         # Whatever changed between the page's render (or a dropped stream) and listening.

@@ -3,17 +3,15 @@
 Every function acts on ``request.auth.project_id``: a key reaches no other project's sessions.
 """
 
-from django.core.handlers.asgi import ASGIRequest
-from django.http import StreamingHttpResponse
 from ninja import Query
 
 from historyhub import streaming
 from historyhub.apikeys.auth import ApiKeyAuth, resolved_by
 from historyhub.apikeys.models import Scope
-from historyhub.data import audit, erasure, export, importing
+from historyhub.data import erasure, export, importing
 from historyhub.data.schemas import ErasureIn, ErasureOut, ExportQuery, ImportOut
-from historyhub.history.api import errors
-from historyhub.history.errors import InvalidInput
+from historyhub.lib.endpoints import errors
+from historyhub.lib.errors import InvalidInput
 from historyhub.projects.scoping import ScopedRouter
 
 router = ScopedRouter(tags=["data"])
@@ -32,13 +30,7 @@ def create_erasure(request, body: ErasureIn):
 def export_sessions(request, query: Query[ExportQuery]):
     """The project's sessions as JSON Lines (application/x-ndjson), one session a line, streamed in constant
     memory: {session, items: [{position, epoch, item}], clientActions, runs}."""
-    project = request.auth.project_id
-    chosen = export.selected(project, agent=query.agent, updated_since=query.updatedSince, session_id=query.sessionId)
-    audit.record(project, resolved_by(request), audit.Action.EXPORT, **query.filters())
-    pieces = export.lines(chosen)
-    if isinstance(request, ASGIRequest):
-        pieces = streaming.one_at_a_time(pieces)
-    return StreamingHttpResponse(pieces, content_type=NDJSON)
+    return streaming.response(request, export.audited(request.auth.project_id, resolved_by(request), query), NDJSON)
 
 
 IMPORT_BODY = {
@@ -66,11 +58,7 @@ def import_sessions(request):
         text = request.body.decode("utf-8")
     except UnicodeDecodeError:
         raise InvalidInput("The body must be UTF-8 text.") from None
-    project, actor = request.auth.project_id, resolved_by(request)
     imported = importing.import_lines(
-        project,
-        text.split("\n"),
-        by_key=request.auth,
-        on_done=lambda count: audit.record(project, actor, audit.Action.IMPORT, sessionsImported=count),
+        request.auth.project_id, text.split("\n"), actor=resolved_by(request), by_key=request.auth
     )
     return {"imported": imported}

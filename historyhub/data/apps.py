@@ -4,4 +4,4 @@ from django.apps import AppConfig
 class DataConfig(AppConfig):
     name = "historyhub.data"
     label = "data"
-    verbose_name = "Data: erasure, export, import and audit"
+    verbose_name = "Data: erasure, export and import"

@@ -3,10 +3,18 @@ once (docs/data.md, "Erasure"). The API and the dashboard both call ``erase``.""
 
 from django.db import transaction
 
-from historyhub.data import audit
-from historyhub.history import jsonvalues, ownership, validation
-from historyhub.history.errors import InvalidInput
+from historyhub.audit import log as audit_log
+from historyhub.history import ownership
 from historyhub.history.models import Session
+from historyhub.lib import jsonvalues, validation
+from historyhub.lib.errors import InvalidInput
+
+
+class Audited:
+    """What this module records in the audit log (historyhub.audit), by name."""
+
+    ERASURE = "erasure"
+
 
 SCALARS = (str, int, float, bool, type(None))
 
@@ -44,13 +52,13 @@ def erase(project, metadata_key, metadata_value, *, actor):
     hash of the value, never the value; returns how many went."""
     with transaction.atomic():
         deleted = ownership.delete_sessions(matching(project, metadata_key, metadata_value))
-        audit.record(
+        audit_log.record(
             project,
             actor,
-            audit.Action.ERASURE,
+            Audited.ERASURE,
             metadata_key,
             metadataKey=metadata_key,
-            valueHash=audit.value_hash(metadata_value),
+            valueHash=audit_log.value_hash(metadata_value),
             sessionsDeleted=len(deleted),
         )
     return len(deleted)

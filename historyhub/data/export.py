@@ -9,11 +9,15 @@ verbatim: a session of 250,000 items never sits in memory whole, its line is sen
 from django.db.models import Q
 from django.utils import timezone
 
-from historyhub.history import jsonvalues, sessions, validation
+from historyhub.approvals.schemas import ClientActionOut
+from historyhub.audit import log as audit_log
+from historyhub.data.tallies import Tally
+from historyhub.history import sessions
 from historyhub.history.dialects.base import parse_timestamp
-from historyhub.history.errors import InvalidInput
 from historyhub.history.models import ClientAction, Item, Session
-from historyhub.history.schemas import ClientActionOut, SessionSnapshot
+from historyhub.history.schemas import SessionSnapshot
+from historyhub.lib import jsonvalues, validation
+from historyhub.lib.errors import InvalidInput
 from historyhub.runs import parking
 from historyhub.runs.models import Run
 from historyhub.runs.schemas import RunOut
@@ -22,6 +26,21 @@ SESSION_CHUNK = 100
 ITEM_CHUNK = 1000
 # Large enough that a long history is not written an item at a time.
 PIECE = 64 * 1024
+
+
+class Audited:
+    """What this module records in the audit log (historyhub.audit), by name."""
+
+    EXPORT = "export"
+
+
+def audited(project, actor, query, tally=None, **details):
+    """What every export sends (the API, the dashboard's data page, ``manage.py export``): the lines of the sessions
+    ``query`` (an ExportQuery, the API's filters) selects, its ``export`` audit row written first with the filters
+    and ``details``. A bad filter raises InvalidInput before anything is recorded or sent."""
+    chosen = selected(project, agent=query.agent, updated_since=query.updatedSince, session_id=query.sessionId)
+    audit_log.record(project, actor, Audited.EXPORT, **query.filters(), **details)
+    return lines(chosen, tally)
 
 
 def selected(project, *, agent=None, updated_since=None, session_id=None):
@@ -41,9 +60,11 @@ def selected(project, *, agent=None, updated_since=None, session_id=None):
     return chosen.order_by("created_at", "pk")
 
 
-def lines(chosen):
-    """The export of the sessions of ``chosen`` as text pieces of about PIECE characters; lines end in "\\n"."""
+def lines(chosen, tally=None):
+    """The export of the sessions of ``chosen`` as text pieces of about PIECE characters; lines end in "\\n".
+    ``tally`` (a Tally) counts the sessions, items and client actions as they are written."""
     now = timezone.now()
+    tally = tally if tally is not None else Tally()
     after = None
     while True:
         chunk = chosen
@@ -53,28 +74,31 @@ def lines(chosen):
         if not batch:
             return
         for session in batch:
-            yield from _session_line(session, now)
+            yield from _session_line(session, now, tally)
         after = (batch[-1].created_at, batch[-1].pk)
 
 
-def _session_line(session, now):
+def _session_line(session, now, tally):
     snapshot = SessionSnapshot.model_validate(sessions.snapshot(session, now)).model_dump(mode="json")
     piece, size = ['{"session":', _json(snapshot), ',"items":['], 0
     first = True
     for position, epoch, data in _items(session):
         piece.append(f'{"" if first else ","}{{"position":{position},"epoch":{epoch},"item":{data}}}')
         first = False
+        tally.items += 1
         size += len(data)
         if size >= PIECE:
             yield "".join(piece)
             piece, size = [], 0
-    actions = ClientAction.objects.filter(session=session).order_by("created_at", "pk")
+    actions = list(ClientAction.objects.filter(session=session).order_by("created_at", "pk"))
     runs = parking.with_readiness(Run.objects.filter(session=session).order_by("created_at", "pk"), now)
     piece.append('],"clientActions":')
     piece.append(_json([ClientActionOut.model_validate(action).model_dump(mode="json") for action in actions]))
     piece.append(',"runs":')
     piece.append(_json([RunOut.model_validate(run).model_dump(mode="json") for run in runs]))
     piece.append("}\n")
+    tally.sessions += 1
+    tally.client_actions += len(actions)
     yield "".join(piece)
 
 

@@ -17,14 +17,15 @@ from django.conf import settings
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
-from historyhub.approvals import response_schemas
 from historyhub.approvals.decisions import DEFAULT_ALLOWED, OUTCOME, SENT, Decision
 from historyhub.approvals.models import Via, Vote
-from historyhub.history import jsonvalues, validation
-from historyhub.history.errors import InvalidInput, PayloadTooLarge, SessionConflict
+from historyhub.audit import log as audit_log
+from historyhub.data.tallies import Tally
+from historyhub.history import response_schemas, usage_hours
 from historyhub.history.models import ClientAction, ClientActionStatus, RunStatus, Session, SessionStatus
 from historyhub.history.replay import LoggedItem, replay
-from historyhub.projects import keys
+from historyhub.lib import jsonvalues, session_keys, validation
+from historyhub.lib.errors import InvalidInput, PayloadTooLarge, SessionConflict
 from historyhub.runs.models import Run
 
 # The levels a line adds around the values it carries: {session: {metadata: …}}, {items: [{item: …}]}.
@@ -45,13 +46,31 @@ OUTCOME_VALUES = (
 )
 
 
-def import_lines(project, lines, *, by_key=None, on_done=None):
+class Audited:
+    """What this module records in the audit log (historyhub.audit), by name."""
+
+    IMPORT = "import"
+
+
+def import_lines(project, lines, *, actor, by_key=None, tally=None):
     """Import ``lines`` (an iterable of text lines) into ``project`` in one transaction; returns how many sessions
-    were imported. ``by_key`` is the importing API key (None: an operator's command): the opener of the actions that
-    still wait. ``on_done`` is called inside the transaction with that count (the audit row)."""
-    imported = 0
-    with transaction.atomic():
+    were imported. ``actor`` is who the ``import`` audit row names; ``by_key`` the importing API key (None: an
+    operator or a person on the dashboard), the opener of the actions that still wait."""
+    tally = tally if tally is not None else Tally()
+    for _ in importing(project, lines, actor=actor, by_key=by_key, tally=tally):
+        pass
+    return tally.sessions
+
+
+def importing(project, lines, *, actor, by_key=None, tally):
+    """The import of ``import_lines`` as a generator, for callers that show progress: ``tally`` (a Tally) after each
+    session line, counted so far. The transaction stays open between them and commits, with its ``import`` audit
+    row, when the generator ends; a refused line raises there and closing the generator early rolls back: either
+    way nothing of it is imported."""
+    # Insights' tallies of everything imported are upserted once, at the end (``usage_hours.deferred``).
+    with transaction.atomic(), usage_hours.deferred():
         for number, text in enumerate(lines, 1):
+            tally.lines = number
             if not text.strip():
                 continue
             try:
@@ -59,22 +78,25 @@ def import_lines(project, lines, *, by_key=None, on_done=None):
             except ValueError as error:
                 raise InvalidInput(f"line {number} is not JSON: it {error}.") from None
             try:
-                _import_session(project, line, by_key)
+                _import_session(project, line, by_key, tally)
             except (InvalidInput, PayloadTooLarge) as error:
                 # A value beyond a size limit is a bad value of its line here, as any other.
                 raise InvalidInput(f"line {number}: {error.message}") from None
-            imported += 1
-        if on_done is not None:
-            on_done(imported)
-    return imported
+            yield tally
+        audit_log.record(project, actor, Audited.IMPORT, sessionsImported=tally.sessions)
 
 
-def _import_session(project, line, by_key):
+def refused(message):
+    """A refusal as a person reads it: what was wrong, and that nothing of the file was imported."""
+    return message if "nothing was imported" in message.lower() else f"{message} Nothing was imported."
+
+
+def _import_session(project, line, by_key, tally):
     if not isinstance(line, dict) or set(line) != {"session", "items", "clientActions", "runs"}:
         raise InvalidInput("a line must be an object with exactly session, items, clientActions and runs.")
     snapshot = _object(line["session"], "session")
     session_id = validation.session_id(snapshot.get("sessionId"), "session.sessionId")
-    key = keys.session_key(project, session_id)
+    key = session_keys.session_key(project, session_id)
     if Session.objects.filter(pk=key).exists():
         raise SessionConflict(f"Session {session_id!r} exists already in this project: nothing was imported.")
     session = Session.new(
@@ -88,7 +110,7 @@ def _import_session(project, line, by_key):
     lineage = snapshot.get("lineage")
     if lineage is not None:
         lineage = _object(lineage, "session.lineage")
-        parent = keys.session_key(project, validation.session_id(lineage.get("parentSessionId"), "lineage"))
+        parent = session_keys.session_key(project, validation.session_id(lineage.get("parentSessionId"), "lineage"))
         if not Session.objects.filter(pk=parent).exists():
             raise InvalidInput("session.lineage names a parent that is neither in the project nor on an earlier line.")
         parent_call_id = lineage.get("parentCallId") or ""
@@ -103,10 +125,24 @@ def _import_session(project, line, by_key):
     actions = replay(session, items, exported_actions, since=created_at, run_status=run_status, by_key=by_key)
     # The votes of a resolved action are its record; a waiting action's are not kept (no decider of ours cast them).
     resolved = [action for action in exported_actions if action.status != ClientActionStatus.WAITING]
-    Vote.objects.bulk_create(vote for action in resolved for vote in _bound(action, actions[action.call_id]))
-    _runs(session, line["runs"], actions)
-    # The writes set both times to now: they are put back as exported.
+    votes = Vote.objects.bulk_create(vote for action in resolved for vote in _bound(action, actions[action.call_id]))
+    runs = _runs(session, line["runs"], actions)
+    # The writes set both times to now: they are put back as exported, and the session counts in the hour it was
+    # created (Insights' tallies, history.usage_hours).
+    written = Session.objects.get(pk=key)
+    moved = usage_hours.tallies()
+    usage_hours.count_opened(moved, written, [written.created_at], sign=-1, index=usage_hours.SESSIONS)
+    usage_hours.count_opened(moved, written, [created_at], index=usage_hours.SESSIONS)
+    usage_hours.add(moved)
     Session.objects.filter(pk=key).update(created_at=created_at, updated_at=updated_at)
+    tally.sessions += 1
+    tally.items += len(items)
+    tally.client_actions += len(exported_actions)
+    tally.resolved += len(resolved)
+    tally.waiting += len(exported_actions) - len(resolved)
+    tally.votes += len(votes)
+    tally.votes_not_kept += sum(len(action.imported_votes) for action in exported_actions) - len(votes)
+    tally.runs += runs
 
 
 def _items(values):
@@ -300,6 +336,7 @@ def _bound(exported, saved):
 
 
 def _runs(session, values, actions):
+    """Recreate the line's parked runs; how many."""
     if not isinstance(values, list):
         raise InvalidInput("runs must be an array.")
     for index, value in enumerate(values):
@@ -321,6 +358,7 @@ def _runs(session, values, actions):
         )
         run.awaiting.set([actions[call_id] for call_id in call_ids])
         Run.objects.filter(pk=run.pk).update(created_at=_time(value, "createdAt"), updated_at=_time(value, "updatedAt"))
+    return len(values)
 
 
 def _object(value, field):

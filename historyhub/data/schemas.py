@@ -4,7 +4,7 @@ from datetime import datetime
 
 from ninja import Field, Schema
 
-from historyhub.history.schemas import SESSION_ID_PATTERN, Identifier, Timestamp, example
+from historyhub.lib.schemas import SESSION_ID_PATTERN, Identifier, Timestamp, example
 
 
 class ErasureIn(Schema):

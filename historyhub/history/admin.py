@@ -1,4 +1,5 @@
-"""The admin: sessions, their item log and timeline, client actions and recorded operations.
+"""The admin: sessions, their item log and timeline, and recorded operations (client actions, which the admin
+may decide, are approvals' page: ``approvals.action_admin``, built on the helpers here).
 
 Everything derived from the log is read-only here; what may change goes
 through the domain functions the API uses, so the projections stay right.
@@ -7,17 +8,14 @@ through the domain functions the API uses, so the projections stay right.
 import json
 
 from django import forms
-from django.contrib import admin, messages
-from django.db.models import Case, IntegerField, Value, When
+from django.contrib import admin
 from django.urls import reverse
 from django.utils.html import format_html
 
-from historyhub.approvals.deciders import Decider
-from historyhub.approvals.decisions import DONE, WITHOUT_ANSWER
-from historyhub.dashboard import batch
-from historyhub.history import jsonvalues, sessions, validation
-from historyhub.history.errors import InvalidInput
-from historyhub.history.models import ClientAction, ClientActionStatus, Item, Operation, Session, TimelineEntry
+from historyhub.history import sessions
+from historyhub.history.models import ClientAction, Item, Operation, Session, TimelineEntry
+from historyhub.lib import jsonvalues, validation
+from historyhub.lib.errors import InvalidInput
 
 admin.site.site_header = "HistoryHub administration"
 admin.site.site_title = "HistoryHub admin"
@@ -30,7 +28,7 @@ def operators_only(request):
     return request.user.is_active and request.user.is_superuser
 
 
-admin.site.has_permission = operators_only
+admin.site.has_permission = operators_only  # type: ignore[method-assign]  # the one site, narrowed
 
 
 def pretty(text):
@@ -251,106 +249,6 @@ class TimelineEntryAdmin(ReadOnlyAdmin):
     @admin.display(description="History item")
     def entry(self, entry):
         return pretty(entry.data)
-
-
-# Client actions ----------------------------------------------------------------------
-
-
-@admin.register(ClientAction)
-class ClientActionAdmin(ReadOnlyAdmin):
-    list_display = ("name", "call_id", "session_id", "status", "created_at", "resolved_by", "resolved_at")
-    list_filter = ("status",)
-    search_fields = ("=session__id", "=call_id", "name")
-    # Waiting ones first, oldest first, like the approvals page.
-    ordering = (
-        Case(When(status=ClientActionStatus.WAITING, then=Value(0)), default=Value(1), output_field=IntegerField()),
-        "created_at",
-    )
-    fields = (
-        "session_link",
-        "call_id",
-        "name",
-        "description",
-        "status",
-        "created_at",
-        "expires_at",
-        "resolved_at",
-        "resolved_by",
-        "decision",
-        "comment",
-        "requested_arguments",
-        "approved_arguments",
-        "allowed_responses",
-        "response_schema",
-        "response",
-        "output",
-        "is_error",
-        "agent_report",
-        "reported",
-        "imported",
-    )
-    readonly_fields = fields
-
-    def get_actions(self, request):
-        # One admin action for each decision that needs nothing typed; the vocabulary says which.
-        found = super().get_actions(request)
-        if self.has_decide_permission(request):
-            for decision in WITHOUT_ANSWER:
-                found[decision.value] = (
-                    self.decision_action(decision),
-                    decision.value,
-                    f"{decision.label} the selected client actions",
-                )
-        return found
-
-    def decision_action(self, decision):
-        def act(modeladmin, request, queryset):
-            modeladmin.decide(request, queryset, decision)
-
-        return act
-
-    @admin.display(description="Response schema")
-    def response_schema(self, action):
-        return pretty(action.response_schema_json)
-
-    @admin.display(description="Response")
-    def response(self, action):
-        return pretty(action.response_json)
-
-    @admin.display(description="Session")
-    def session_link(self, action):
-        return session_link(action.session_id)
-
-    @admin.display(description="Arguments")
-    def requested_arguments(self, action):
-        return pretty(action.arguments_json)
-
-    @admin.display(description="Approved arguments")
-    def approved_arguments(self, action):
-        return pretty(action.approved_arguments_json)
-
-    @admin.display(description="Output")
-    def output(self, action):
-        return pretty(action.output_json)
-
-    def has_decide_permission(self, request):
-        # The domain asks the deciders' rule for each action (historyhub.approvals.deciders).
-        return operators_only(request)
-
-    def decide(self, request, queryset, decision):
-        """All of the selected actions or none, as on the dashboard's approvals page (dashboard.batch); the admin
-        names sessions by their keys, as it lists them, since it shows every project."""
-        selected = list(queryset.values_list("session_id", "call_id"))
-        try:
-            batch.decide(selected, decision=decision, comment="", decider=Decider.person(request.user, via="admin"))
-        except batch.Refused as refused:
-            self.message_user(request, refused.message(refused.session_key), messages.ERROR)
-            return
-        self.message_user(
-            request,
-            f"{DONE[decision]} {len(selected)} client action{'s' if len(selected) != 1 else ''}.",
-            messages.SUCCESS,
-        )
 
 
 # Operations ------------------------------------------------------------------------------

@@ -12,39 +12,21 @@ from django.utils import timezone
 from ninja import Path, Query, Status
 from pydantic.alias_generators import to_snake
 
-from historyhub import live, streaming
-from historyhub.apikeys.auth import ApiKeyAuth, resolved_by
-from historyhub.apikeys.models import Scope
-from historyhub.approvals import votes
-from historyhub.approvals.deciders import Decider
+from historyhub import streaming
+from historyhub.apikeys.auth import resolved_by
 from historyhub.history import (
     chat_format,
-    client_actions,
     history_pages,
     item_log,
-    paging,
     sessions,
     transactions,
-    validation,
-    waiting,
     wire_entries,
 )
-from historyhub.history.errors import Restarting, TooManyWaits
 from historyhub.history.schemas import (
-    SESSION_ID_PATTERN,
-    WITHOUT_NUL,
     Appended,
-    ClientActionIn,
-    ClientActionOut,
-    ClientActionPage,
-    ClientActionQuery,
     Compacted,
     CompactionIn,
-    DecisionIn,
     EntryList,
-    Error,
-    ExecutionIn,
-    ExecutionOut,
     HistoryPage,
     InjectionEntry,
     InjectionIn,
@@ -55,10 +37,8 @@ from historyhub.history.schemas import (
     ItemsReplace,
     MessageList,
     MessagesIn,
-    Pagination,
     Popped,
     ResponseLookup,
-    ResultIn,
     SessionIn,
     SessionPage,
     SessionPatch,
@@ -66,8 +46,10 @@ from historyhub.history.schemas import (
     SessionSnapshot,
     TransactionIn,
     TransactionOut,
-    WaitQuery,
 )
+from historyhub.lib import paging, validation
+from historyhub.lib.endpoints import SessionId, errors, ok
+from historyhub.lib.schemas import WITHOUT_NUL, Pagination
 from historyhub.projects.scoping import ScopedRouter
 
 router = ScopedRouter(tags=["history"])
@@ -96,28 +78,13 @@ register_converter(AnyId, "anyid")
 STREAM_PIECE = 64 * 1024
 
 # The examples are the walk-through's ids (docs/api.md), so "Try it out" names what the body examples made.
-SessionId = Annotated[str, Path(alias="sessionId", example="support-42", pattern=SESSION_ID_PATTERN)]
+
 CallId = Annotated[
     str, Path(alias="callId", example="call_refund", max_length=validation.MAX_ID_LENGTH, pattern=WITHOUT_NUL)
 ]
 MessageId = Annotated[
     str, Path(alias="messageId", example="msg_1", max_length=validation.MAX_ID_LENGTH, pattern=WITHOUT_NUL)
 ]
-
-
-def errors(*statuses):
-    """The error responses an endpoint declares; every one is an Error body."""
-    return dict.fromkeys((400, 401, *statuses), Error)
-
-
-def ok(result):
-    """A 200 of a named result: ninja would read a bare 2-tuple as (status, body)."""
-    return Status(200, result)
-
-
-def page_of(queryset, query):
-    """One page of a queryset, with its exact total."""
-    return paging.page_of(queryset, query.page, query.pageSize)
 
 
 # Sessions ----------------------------------------------------------------------
@@ -282,140 +249,3 @@ def get_messages(request, key: SessionId):
 def replace_messages(request, key: SessionId, body: MessagesIn):
     """Replace the logical history with chat messages, all or nothing."""
     return {"itemCount": chat_format.import_messages(key, body.messages, agent=body.agent, by_key=request.auth)}
-
-
-# Client actions ------------------------------------------------------------------
-
-
-@router.post(
-    "/sessions/{sessionId}/client-actions",
-    response={201: ClientActionOut, 200: ClientActionOut, **errors(403, 404, 409, 413)},
-)
-def open_client_action(request, key: SessionId, body: ClientActionIn):
-    """Open a waiting action (201); the same callId and content again returns it (200)."""
-    action, created = client_actions.open_action(
-        key,
-        call_id=body.callId,
-        name=body.name,
-        arguments=body.arguments,
-        description=body.description,
-        expires_at=body.expiresAt,
-        allowed_responses=body.allowedResponses,
-        response_schema=body.responseSchema,
-        by_key=request.auth,
-    )
-    return Status(201 if created else 200, action)
-
-
-@router.get("/client-actions", response={200: ClientActionPage, **errors()})
-def list_client_actions(request, query: Query[ClientActionQuery]):
-    """Client actions across sessions, oldest first."""
-    page = page_of(
-        client_actions.listing(
-            request.auth.project_id, status=query.status, agent=query.agent, session_id=query.sessionId
-        ),
-        query,
-    )
-    # Their votes judged together: a page costs the queries of one action.
-    votes.judge(page.items)
-    return page
-
-
-# Call ids may hold "/" (sent as %2F, which servers decode before routing): the ids are matched as paths,
-# the routes ending in /result, /decision and /execution come first, and a GET of one of them reads the action whose id
-# ends that way. docs/api.md, "Ids in paths".
-
-
-@router.post(
-    "/sessions/{sessionId}/client-actions/{anyid:callId}/result",
-    response={200: ClientActionOut, **errors(403, 404, 409, 413)},
-)
-def supply_client_action_result(request, key: SessionId, call_id: CallId, body: ResultIn):
-    """The client application's result for the action."""
-    action, _ = client_actions.supply_result(
-        key, call_id, output=body.output, is_error=body.isError, resolved_by=resolved_by(request)
-    )
-    return action
-
-
-@router.get(
-    "/sessions/{sessionId}/client-actions/{anyid:callId}/result",
-    response={200: ClientActionOut, **errors(404, 429, 503)},
-)
-async def get_client_action_ending_in_result(request, key: SessionId, call_id: CallId, query: Query[WaitQuery]):
-    """The action whose callId is {callId}/result: a GET here is a read, not the result endpoint."""
-    return await read_client_action(request, key, f"{call_id}/result", query.wait)
-
-
-@router.post(
-    "/sessions/{sessionId}/client-actions/{anyid:callId}/decision",
-    response={200: ClientActionOut, **errors(403, 404, 409, 413)},
-    auth=ApiKeyAuth(Scope.DECIDE),
-)
-def decide_client_action(request, key: SessionId, call_id: CallId, body: DecisionIn):
-    """Approve (optionally with edited arguments), reject, respond (an answer in place of the tool) or dismiss the
-    action, as its allowedResponses permit: a key with the decide scope that did not open it."""
-    action, _ = client_actions.decide(
-        key,
-        call_id,
-        decision=body.decision,
-        comment=body.comment,
-        arguments=body.arguments,
-        response=body.response,
-        decider=Decider.key(request.auth),
-    )
-    return action
-
-
-@router.get(
-    "/sessions/{sessionId}/client-actions/{anyid:callId}/decision",
-    response={200: ClientActionOut, **errors(404, 429, 503)},
-)
-async def get_client_action_ending_in_decision(request, key: SessionId, call_id: CallId, query: Query[WaitQuery]):
-    """The action whose callId is {callId}/decision: a GET here is a read, not the decision endpoint."""
-    return await read_client_action(request, key, f"{call_id}/decision", query.wait)
-
-
-@router.post(
-    "/sessions/{sessionId}/client-actions/{anyid:callId}/execution",
-    response={200: ExecutionOut, **errors(403, 404, 409, 413)},
-)
-def claim_client_action_execution(request, key: SessionId, call_id: CallId, body: ExecutionIn):
-    """Claim the one execution of an approved action, with the digest of the arguments about to run: 200 the first
-    time; 409 not_approved, arguments_mismatch (recorded and announced; nothing may run) or already_executed."""
-    executed_at, digest = client_actions.claim_execution(
-        key, call_id, arguments_digest=body.argumentsDigest, claimer=resolved_by(request)
-    )
-    return {"executedAt": executed_at, "argumentsDigest": digest}
-
-
-@router.get(
-    "/sessions/{sessionId}/client-actions/{anyid:callId}/execution",
-    response={200: ClientActionOut, **errors(404, 429, 503)},
-)
-async def get_client_action_ending_in_execution(request, key: SessionId, call_id: CallId, query: Query[WaitQuery]):
-    """The action whose callId is {callId}/execution: a GET here is a read, not the execution endpoint."""
-    return await read_client_action(request, key, f"{call_id}/execution", query.wait)
-
-
-@router.get(
-    "/sessions/{sessionId}/client-actions/{anyid:callId}", response={200: ClientActionOut, **errors(404, 429, 503)}
-)
-async def get_client_action(request, key: SessionId, call_id: CallId, query: Query[WaitQuery]):
-    """One action; with wait, answered as soon as it leaves waiting (or expires) or after that many seconds.
-
-    A wait holds no thread while it waits (docs/live-updates.md). When the
-    server restarts meanwhile it answers 503 with Retry-After: ask again.
-    """
-    return await read_client_action(request, key, call_id, query.wait)
-
-
-async def read_client_action(request, key, call_id, wait):
-    if not wait:
-        return await live.read(client_actions.get, key, call_id)
-    try:
-        return await waiting.wait_for_resolution(key, call_id, wait, waiter=("key", request.auth.pk))
-    except live.Closed:
-        raise Restarting() from None
-    except live.TooMany as too_many:
-        raise TooManyWaits(too_many.limit) from None

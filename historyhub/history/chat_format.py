@@ -10,8 +10,8 @@ import json
 
 from historyhub.history import dialects, item_log
 from historyhub.history.dialects import base, content
-from historyhub.history.errors import InvalidHistory
 from historyhub.history.models import Session
+from historyhub.lib.errors import InvalidHistory
 
 ROLES = ("system", "user", "assistant", "tool")
 

@@ -6,22 +6,24 @@ Pure functions of an action or of a card's data; ``client_actions`` decides when
 
 from historyhub.history.dialects import base
 from historyhub.history.models import ClientActionStatus as Status
+from historyhub.history.models import EntryStatus as Card
 from historyhub.history.models import has_expired
+from historyhub.lib.times import format_time
 
 # A client action's state as the timeline shows it.
 CARD_STATUS = {
-    Status.WAITING: "waiting",
-    Status.APPROVED: "completed",
-    Status.COMPLETED: "completed",
-    Status.REJECTED: "failed",
+    Status.WAITING: Card.WAITING,
+    Status.APPROVED: Card.COMPLETED,
+    Status.COMPLETED: Card.COMPLETED,
+    Status.REJECTED: Card.FAILED,
     # An answer stands in for the tool's output; a dismissed action ends without one, as a rejected one does.
-    Status.ANSWERED: "completed",
-    Status.DISMISSED: "failed",
-    Status.FAILED: "failed",
-    Status.EXPIRED: "failed",
+    Status.ANSWERED: Card.COMPLETED,
+    Status.DISMISSED: Card.FAILED,
+    Status.FAILED: Card.FAILED,
+    Status.EXPIRED: Card.FAILED,
 }
 # A gated call's state: approved means the tool may run now.
-GATED_CALL_STATUS = {**CARD_STATUS, Status.APPROVED: "running"}
+GATED_CALL_STATUS = {**CARD_STATUS, Status.APPROVED: Card.RUNNING}
 SUMMARY = {
     Status.WAITING: "is waiting for the client.",
     Status.APPROVED: "completed.",
@@ -49,7 +51,7 @@ def card_data(action):
     if action.is_waiting:
         data["arguments"] = action.arguments
         if action.expires_at is not None:
-            data["expiresAt"] = base.format_time(action.expires_at)
+            data["expiresAt"] = format_time(action.expires_at)
         if action.agent_report:
             # What the agent's items said happened: unconfirmed, never a decision (docs/timeline.md).
             data["agentReport"] = action.agent_report
@@ -60,8 +62,8 @@ def card_data(action):
 def execution_data(action):
     """What a card says of the execution claims of its action: when it was claimed, when one was last refused."""
     execution = {
-        "executedAt": base.format_time(action.executed_at),
-        "executionRefusedAt": base.format_time(action.execution_refused_at),
+        "executedAt": format_time(action.executed_at),
+        "executionRefusedAt": format_time(action.execution_refused_at),
     }
     return {name: value for name, value in execution.items() if value is not None}
 
@@ -75,8 +77,8 @@ def approval_data(action):
         "approvedArguments": action.approved_arguments,
         "response": action.response,
         "resolvedBy": action.resolved_by or None,
-        "resolvedAt": base.format_time(action.resolved_at),
-        "expiresAt": base.format_time(action.expires_at),
+        "resolvedAt": format_time(action.resolved_at),
+        "expiresAt": format_time(action.expires_at),
         "agentReport": (action.agent_report or None) if action.is_waiting else None,
         **execution_data(action),
     }
@@ -99,8 +101,8 @@ def card_changes(card, action):
             # The tool ran before the approval was recorded: the card keeps the outcome it has, or, when the output
             # came while the action waited (the card waited on), the outcome the output reported.
             status = card.data["status"]
-            if status == "waiting":
-                status = "failed" if action.agent_report == Status.FAILED else "completed"
+            if status == Card.WAITING:
+                status = Card.FAILED if action.agent_report == Status.FAILED else Card.COMPLETED
             changes["status"] = status
         return changes, ()
     data = card_data(action)
@@ -111,17 +113,22 @@ def expired_view(entry_type, data):
     """A card whose action waits past its expiresAt, as the sweep will write it."""
     if entry_type == "client_action":
         name = data.get("name", "client_action")
-        view = {**data, "status": "failed", "summary": summary(name, Status.EXPIRED)}
+        view = {**data, "status": Card.FAILED.value, "summary": summary(name, Status.EXPIRED)}
         view.pop("arguments", None)
         view.pop("expiresAt", None)
         return view
     approval = {**data["approval"], "status": Status.EXPIRED.value}
-    return {**data, "status": "failed", "summary": summary(data.get("name", ""), Status.EXPIRED), "approval": approval}
+    return {
+        **data,
+        "status": Card.FAILED.value,
+        "summary": summary(data.get("name", ""), Status.EXPIRED),
+        "approval": approval,
+    }
 
 
 def waiting_until(entry_type, data):
     """When a card's action stops waiting by itself, or None."""
-    if entry_type == "client_action" and data.get("status") == "waiting":
+    if entry_type == "client_action" and data.get("status") == Card.WAITING:
         return base.parse_timestamp(data.get("expiresAt"))
     approval = data.get("approval") if entry_type == "action" else None
     if isinstance(approval, dict) and approval.get("status") == Status.WAITING:

@@ -1,7 +1,9 @@
 """Client actions: open, supply a result, decide, expire (docs/api.md, "Client actions").
 
 The API's result and decision endpoints, the dashboard's Approve and Reject
-buttons and the admin's actions all resolve through ``resolve`` here; log items
+buttons and the admin's actions all resolve through ``resolve`` here (a
+decision through ``approvals.deciding.decide``, which brings the rules of who
+may decide and how votes count as a ``Ruling``); log items
 that open an action (hosted MCP approvals, Orcha client actions) go through
 ``open_in`` inside their write, and items that report how one ended (an
 ``mcp_approval_response``, an Orcha ``client_action`` with another status, a
@@ -21,18 +23,30 @@ expired (``models.has_expired``: ``ClientAction.status_at`` and the queries of
 """
 
 import re
-from datetime import timedelta
-from typing import NamedTuple
+from enum import Enum
+from typing import NamedTuple, Protocol
 
 from django.utils import timezone
 
-from historyhub.approvals import deciders, policies, response_schemas, votes
-from historyhub.approvals.decisions import DEFAULT_ALLOWED, OUTCOME, SENT, Decision, kind_of, not_allowed_message
-from historyhub.data import audit
+from historyhub.audit import log as audit_log
 from historyhub.history import client_action_cards as cards
-from historyhub.history import jsonvalues, validation
+from historyhub.history import governance, response_schemas, usage_hours
+from historyhub.history.action_events import Event
 from historyhub.history.dialects import base
-from historyhub.history.errors import (
+from historyhub.history.models import (
+    DEFAULT_ALLOWED,
+    ClientAction,
+    ClientActionStatus,
+    Decision,
+    RunStatus,
+    Session,
+    TimelineEntry,
+    has_expired,
+    run_status_given,
+)
+from historyhub.history.writes import writing
+from historyhub.lib import jsonvalues, session_keys, validation
+from historyhub.lib.errors import (
     ActionResultConflict,
     AlreadyExecuted,
     ArgumentsMismatch,
@@ -41,18 +55,15 @@ from historyhub.history.errors import (
     NotFound,
     SessionNotFound,
 )
-from historyhub.history.models import (
-    ClientAction,
-    ClientActionStatus,
-    RunStatus,
-    Session,
-    TimelineEntry,
-    has_expired,
-    run_status_given,
-)
-from historyhub.history.writes import writing
-from historyhub.notifications import Event
-from historyhub.projects import keys
+from historyhub.lib.times import format_time
+
+
+class Audited:
+    """What this module records in the audit log (historyhub.audit), by name."""
+
+    EXECUTION_CLAIMED = "execution.claimed"
+    EXECUTION_REFUSED = "execution.refused"
+
 
 Status = ClientActionStatus
 DIGEST = re.compile("sha256:[0-9a-f]{64}")
@@ -185,25 +196,15 @@ def open_in(
     )
     action.measure_texts()
     action.digest_arguments()
-    govern(action, session.project_id, session.agent, created_at)
+    governance.govern(action, session.project_id, session.agent, created_at)
     action.entry_key = _add_card(write, action, created_at, order, logged)
     action.save(force_insert=True)
+    usage_hours.count_opened(write.usage, session, [created_at])
     write.notify(Event.OPENED, action)
     session.waiting_count += 1
     write.client_actions_changed()
     write.set_run_status(RunStatus.WAITING_FOR_CLIENT_ACTION)
     return Opened(action, True)
-
-
-def govern(action, project, agent, created_at):
-    """The policy of ``project`` that governs an action opening now, copied onto it (a later edit does not change
-    it), and when the sweep escalates it; an import governs the waiting actions it recreates with it too."""
-    policy = policies.governing(project, agent, action.name, action.arguments)
-    action.policy_json = jsonvalues.dumps(policy) if policy is not None else None
-    action.escalate_at = None
-    action.escalated_at = None
-    if policy is not None and policy["escalateAfterSeconds"] is not None:
-        action.escalate_at = created_at + timedelta(seconds=policy["escalateAfterSeconds"])
 
 
 def _add_card(write, action, created_at, order, logged):
@@ -275,28 +276,26 @@ def show_again(write, actions):
 
 
 def get(key, call_id):
-    # The votes come along, judged: the answer shows them, and async readers serialise it without the database.
-    action = ClientAction.objects.prefetch_related(votes.prefetched()).filter(session_id=key, call_id=call_id).first()
+    """The action ``call_id`` of the session ``key`` (``approvals.reading.get`` brings its votes, judged)."""
+    action = ClientAction.objects.filter(session_id=key, call_id=call_id).first()
     if action is None:
         if not Session.objects.filter(pk=key).exists():
             raise SessionNotFound(key)
-        raise NotFound(f"Client action {call_id!r} was not found in session {keys.session_id_of(key)!r}.")
-    votes.judge([action])
+        raise NotFound(f"Client action {call_id!r} was not found in session {session_keys.session_id_of(key)!r}.")
     return action
 
 
 def listing(project, status=None, agent=None, session_id=None, now=None):
     """Client actions across the sessions of ``project`` (its id), oldest first; ``status`` as readers see it at
-    ``now``; ``session_id`` as the project knows it."""
+    ``now``; ``session_id`` as the project knows it (``approvals.reading.listing`` brings their votes)."""
     now = now or timezone.now()
-    actions = ClientAction.objects.select_related("session").prefetch_related(votes.prefetched())
-    actions = actions.filter(session__project=project)
+    actions = ClientAction.objects.select_related("session").filter(session__project=project)
     if status:
         actions = actions.showing(validation.choice(status, Status.values, "status"), now)
     if agent:
         actions = actions.filter(session__agent=agent)
     if session_id:
-        actions = actions.filter(session_id=keys.session_key(project, session_id))
+        actions = actions.filter(session_id=session_keys.session_key(project, session_id))
     return actions.order_by("created_at", "pk")
 
 
@@ -318,62 +317,44 @@ def supply_result(key, call_id, *, output, is_error=False, resolved_by):
     return resolve(key, call_id, resolved_by, status=status, output_json=jsonvalues.dumps(output), is_error=is_error)
 
 
-def decide(key, call_id, *, decision, comment="", arguments=None, response=None, decider):
-    """A person's or a key's decision; ``decider`` (approvals.deciders) must be allowed to make it."""
-    validation.choice(decision, SENT, "decision")
-    comment = comment or ""
-    if not isinstance(comment, str):
-        raise InvalidInput("comment must be a string.")
-    validation.within_action_limit(validation.text(comment, "comment"), "comment")
-    if arguments is not None:
-        if decision != Decision.APPROVE:
-            raise InvalidInput("arguments are only sent with approve.")
-        if not isinstance(arguments, dict):
-            raise InvalidInput("arguments must be an object.")
-        validation.json_value(arguments, "arguments")
-        validation.within_action_limit(arguments, "arguments")
-    if decision == Decision.RESPOND:
-        if response is None:
-            raise InvalidInput("response is required with respond.")
-        validation.json_value(response, "response")
-        validation.within_action_limit(response, "response")
-    elif response is not None:
-        raise InvalidInput("response is only sent with respond.")
-    outcome = {"status": OUTCOME[decision], "decision": decision, "comment": comment}
-    if decision == Decision.APPROVE:
-        outcome["approved_arguments"] = arguments
-    if decision == Decision.RESPOND:
-        outcome["response_json"] = jsonvalues.dumps(response)
-    return resolve(key, call_id, decider.name, decider=decider, **outcome)
+class Cast(Enum):
+    """What a decision's vote does to the waiting action it is cast on (``Ruling.vote``)."""
+
+    REPEATED = "repeated"  # the decider's vote was already so: nothing changes
+    COUNTED = "counted"  # counted; the action still waits for more approvals
+    FINAL = "final"  # the vote decides the action
 
 
-def check_response(action, outcome):
-    """Raise ``InvalidInput`` unless the action allows this kind of decision, with an answer that fits it."""
-    approved = outcome.get("approved_arguments")
-    kind = kind_of(outcome["decision"], approved, action.arguments)
-    if kind not in action.allowed:
-        raise InvalidInput(not_allowed_message(kind))
-    if kind == Decision.RESPOND:
-        response_schemas.check_answer(action.response_schema, jsonvalues.loads(outcome["response_json"]))
+class Ruling(Protocol):
+    """What a decision brings to ``resolve`` (``approvals.deciding``): whether its decider may make it, and what its
+    vote does. History settles actions; who may decide them and how votes count are approvals' rules."""
+
+    def check(self, action, outcome):
+        """Raise unless the decision (``outcome`` as sent, ``approved_arguments`` an object) may be made, whatever
+        the action's state."""
+
+    def vote(self, write, action, outcome):
+        """Record the vote on the waiting ``action`` in ``write``; returns its ``Cast``."""
+
+    def decided(self, action):
+        """The vote decided ``action``, resolved now in the same write."""
 
 
-def resolve(key, call_id, resolved_by, decider=None, **outcome):
+def resolve(key, call_id, resolved_by, ruling=None, **outcome):
     """Resolve a waiting action once; a repeat of the same outcome is no change, a different one a conflict.
 
-    A decision names its ``decider``, who must be allowed to make it, whatever the action's state.
+    A decision brings its ``ruling``: its decider must be allowed to make it, whatever the action's state, and its
+    vote may count without deciding yet.
     """
     with writing(key) as write:
         action = ClientAction.objects.filter(session=write.session, call_id=call_id).first()
         if action is None:
-            raise NotFound(f"Client action {call_id!r} was not found in session {keys.session_id_of(key)!r}.")
+            raise NotFound(f"Client action {call_id!r} was not found in session {session_keys.session_id_of(key)!r}.")
         if action.imported and not action.is_waiting:
             # Its record is the export's: nobody here decided it, and nobody here decides it again.
             raise ActionResultConflict(f"Client action {call_id!r} was imported resolved and cannot be decided again.")
-        # Edited arguments are judged under the policy that governs them, as if the agent had asked for them.
-        policy = deciders.policy_for(action, outcome.get("approved_arguments"))
-        if decider is not None:
-            deciders.check(decider, action, policy)
-            check_response(action, outcome)
+        if ruling is not None:
+            ruling.check(action, outcome)
         if "approved_arguments" in outcome:
             approved = outcome.pop("approved_arguments")
             outcome["approved_arguments_json"] = jsonvalues.dumps(
@@ -386,20 +367,19 @@ def resolve(key, call_id, resolved_by, decider=None, **outcome):
         elif expired or not action.is_waiting:
             write.discard()
         else:
-            cast = votes.cast(action, decider, outcome, write.now, policy) if decider is not None else votes.Cast.FINAL
-            if cast == votes.Cast.REPEATED:
+            cast = ruling.vote(write, action, outcome) if ruling is not None else Cast.FINAL
+            if cast == Cast.REPEATED:
                 write.discard()
                 return Resolved(action, False)
-            if cast == votes.Cast.COUNTED:
+            if cast == Cast.COUNTED:
                 # One approval of several: the action waits on, and its card says who voted.
                 write.client_actions_changed()
                 write.action_changed(action.call_id)
-                audit.vote_counted(action, decider, outcome)
                 write.notify(Event.VOTED, action)
                 return Resolved(action, True)
             resolve_in(write, action, resolved_by=resolved_by[:200], resolved_at=write.now, **outcome)
-            if decider is not None:
-                audit.decision_made(action, decider)
+            if ruling is not None:
+                ruling.decided(action)
             return Resolved(action, True)
     if expired:
         raise ActionResultConflict(f"Client action {call_id!r} expired and can no longer be resolved.")
@@ -496,7 +476,7 @@ def claim_execution(key, call_id, *, arguments_digest, claimer):
     """
     if not isinstance(arguments_digest, str) or not DIGEST.fullmatch(arguments_digest):
         raise InvalidInput('argumentsDigest must be "sha256:" followed by 64 lowercase hex digits.')
-    project, session_id = keys.split(key)
+    project, session_id = session_keys.split(key)
     target = f"{session_id} / {call_id}"
     with writing(key) as write:
         action = ClientAction.objects.filter(session=write.session, call_id=call_id).first()
@@ -505,15 +485,15 @@ def claim_execution(key, call_id, *, arguments_digest, claimer):
         if action.status != Status.APPROVED or action.reported or action.imported:
             raise NotApproved(f"Client action {call_id!r} was not approved by a decision: it cannot be executed.")
         if action.executed_at is not None:
-            executed_at = base.format_time(action.executed_at)
+            executed_at = format_time(action.executed_at)
             raise AlreadyExecuted(f"Client action {call_id!r} was executed already, at {executed_at}.")
         refused = arguments_digest != action.approved_arguments_digest
         if refused:
             write.change_action(action, execution_refused_at=write.now)
-            audit.record(
+            audit_log.record(
                 project,
                 claimer,
-                audit.Action.EXECUTION_REFUSED,
+                Audited.EXECUTION_REFUSED,
                 target,
                 argumentsDigest=arguments_digest,
                 approvedArgumentsDigest=action.approved_arguments_digest,
@@ -525,7 +505,7 @@ def claim_execution(key, call_id, *, arguments_digest, claimer):
                 raise AlreadyExecuted(f"Client action {call_id!r} was executed already.")
             action.executed_at = write.now
             write.action_changed(call_id)
-            audit.record(project, claimer, audit.Action.EXECUTION_CLAIMED, target, argumentsDigest=arguments_digest)
+            audit_log.record(project, claimer, Audited.EXECUTION_CLAIMED, target, argumentsDigest=arguments_digest)
         show(write, action)
     if refused:
         raise ArgumentsMismatch(f"These are not the arguments approved for client action {call_id!r}: nothing may run.")

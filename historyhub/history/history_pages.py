@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from historyhub.history import client_action_cards, sessions, validation
-from historyhub.history.dialects.base import format_time
+from historyhub.history import client_action_cards, sessions
 from historyhub.history.models import TimelineEntry
+from historyhub.lib import validation
+from historyhub.lib.times import format_time
 
 
 @dataclass

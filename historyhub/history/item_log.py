@@ -13,13 +13,14 @@ from typing import NamedTuple
 from django.db import connection
 from django.db.models import Max, Subquery
 
-from historyhub.history import bulk, client_actions, jsonvalues, previews, validation
+from historyhub.history import client_actions, usage_hours
 from historyhub.history.dialects import base
-from historyhub.history.errors import InvalidInput
 from historyhub.history.models import ClientAction, ClientActionStatus, Item, Operation, Session, TimelineEntry
 from historyhub.history.projection import Projection
 from historyhub.history.undo import Undo, usage_json
 from historyhub.history.writes import writing
+from historyhub.lib import bulk, jsonvalues, previews, validation
+from historyhub.lib.errors import InvalidInput
 
 STREAM_CHUNK = 1000
 # How many of the newest messages a preview looks through for one with text, before it gives up.
@@ -103,6 +104,13 @@ def store(write, checked_items, injected=False, skip_existing_ids=False, receive
         session.next_position += 1
         inserted.append(True)
     undos = Projection(write).apply(batch)
+    usage_hours.count_items(
+        write.usage,
+        session.project_id,
+        session.agent,
+        usage_hours.session_model(session.metadata_json),
+        ((logged.received_at, logged.item) for logged in batch),
+    )
     received_value = bulk.datetime_value(received_at)
     bulk.insert(
         Item,
@@ -158,6 +166,10 @@ def clear(key):
             return
         session = write.session
         write.timeline.clear()
+        every = usage_hours.recounted(
+            Item.objects.filter(session=session), actions=ClientAction.objects.filter(session=session), sign=-1
+        )
+        write.count_usage(every)
         for model in (Item, ClientAction, Operation):
             model.objects.filter(session=session).delete()
         # The waiting count is counted again when the write finishes: every action changed.
@@ -182,11 +194,13 @@ def replace(key, items, agent=None, by_key=None):
 def _truncate(write):
     """Drop the logical history and what it projected; client actions opened through the API stay."""
     session = write.session
+    write.count_usage(usage_hours.recounted(logical_rows(session), sign=-1))
     logical_rows(session).delete()
     write.timeline.remove_logged()
     logged_actions = ClientAction.objects.filter(session=session, epoch=session.epoch, source_position__isnull=False)
-    for call_id in logged_actions.values_list("call_id", flat=True):
+    for call_id, opened_at in logged_actions.values_list("call_id", "created_at"):
         write.action_changed(call_id)
+        usage_hours.count_opened(write.usage, session, [opened_at], sign=-1)
     logged_actions.delete()
     session.item_count = 0
     session.usage_json = None
@@ -200,8 +214,9 @@ def take_back(write, row):
     session = write.session
     removed_keys = write.timeline.remove_placed_by(row.position)
     opened = ClientAction.objects.filter(session=session, epoch=session.epoch, source_position=row.position)
-    for call_id in opened.values_list("call_id", flat=True):
+    for call_id, opened_at in opened.values_list("call_id", "created_at"):
         write.action_changed(call_id)
+        usage_hours.count_opened(write.usage, session, [opened_at], sign=-1)
     opened.delete()
     Undo.loads(row.undo_json).revert(write)
     # An action asked about this item's call (opened through the API) stays, and shows on a card of its own.
@@ -211,6 +226,14 @@ def take_back(write, row):
     if row.usage_json:
         session.usage_json = usage_json(base.add_usage(session.usage, jsonvalues.loads(row.usage_json), -1))
     session.item_count -= 1
+    usage_hours.count_items(
+        write.usage,
+        session.project_id,
+        session.agent,
+        usage_hours.session_model(session.metadata_json),
+        [(row.received_at, row.value)],
+        sign=-1,
+    )
     row.delete()
 
 

@@ -1,7 +1,7 @@
 """Sessions, their item log, the timeline projected from it, client actions
 and recorded history operations.
 
-JSON that agents send is kept as text (``historyhub.history.jsonvalues``), not
+JSON that agents send is kept as text (``historyhub.lib.jsonvalues``), not
 in a JSON column: PostgreSQL's jsonb rejects ``\\u0000`` inside strings and
 normalises numbers and key order, and the log must give back what was stored.
 """
@@ -12,10 +12,9 @@ from django.db.models.functions import Concat
 from django.db.models.lookups import Contains, StartsWith
 from django.utils import timezone
 
-from historyhub.history import digests, jsonvalues
-from historyhub.lib import destructive, hidden_characters
-from historyhub.projects import keys
-from historyhub.projects.keys import DEFAULT_PROJECT
+from historyhub.history import digests
+from historyhub.lib import destructive, hidden_characters, jsonvalues, session_keys
+from historyhub.lib.session_keys import DEFAULT_PROJECT
 
 
 class SessionStatus(models.TextChoices):
@@ -62,7 +61,7 @@ def run_status_given(run_status, waits):
 
 IN_DEFAULT_PROJECT = models.Q(project_id=DEFAULT_PROJECT)
 PROJECT_PREFIX = Concat(F("project_id"), Value("/"))
-# historyhub.projects.keys.session_key, as the database checks it.
+# historyhub.lib.session_keys.session_key, as the database checks it.
 KEY_IS_PROJECT_AND_ID = (IN_DEFAULT_PROJECT & models.Q(id=F("session_id"))) | (
     ~IN_DEFAULT_PROJECT & models.Q(id=Concat(PROJECT_PREFIX, F("session_id")))
 )
@@ -75,7 +74,7 @@ PARENT_IN_PROJECT = (
 
 
 class Session(models.Model):
-    # The session's key, <project>/<session id> (historyhub.projects.keys): what every table of the session
+    # The session's key, <project>/<session id> (historyhub.lib.session_keys): what every table of the session
     # points at. The constraint below keeps it equal to the two columns it is made of.
     id = models.CharField(primary_key=True, max_length=401)
     # No index of its own: the unique constraint below starts with the project and serves it.
@@ -122,6 +121,8 @@ class Session(models.Model):
             models.Index(fields=["project", "-updated_at"], name="session_updated"),
             models.Index(fields=["project", "agent", "-updated_at"], name="session_agent_updated"),
             models.Index(fields=["project", "run_status", "-updated_at"], name="session_run_status_updated"),
+            # Insights' sessions per bucket (docs/insights.md, "Performance"), by agent without reading the rows.
+            models.Index(fields=["project", "created_at"], name="session_created", include=["agent"]),
             # "Waiting on a person": a few sessions among many, newest first.
             models.Index(
                 fields=["project", "-updated_at"],
@@ -136,8 +137,8 @@ class Session(models.Model):
 
     @classmethod
     def new(cls, key, **fields):
-        """An unsaved session with this key (historyhub.projects.keys), its project and id set from it."""
-        project_id, session_id = keys.split(key)
+        """An unsaved session with this key (historyhub.lib.session_keys), its project and id set from it."""
+        project_id, session_id = session_keys.split(key)
         return cls(id=key, project_id=project_id, session_id=session_id, **fields)
 
     @property
@@ -186,6 +187,11 @@ def with_run_status(run_status, now):
     return models.Q(run_status=run_status)
 
 
+# An item that may report token usage: Orcha's usage is in its own column, the other formats' inside the item
+# (insights.usage reads which). The condition of the index Insights reads them by.
+CARRIES_USAGE = models.Q(usage_json__isnull=False) | models.Q(data__contains='"usage')
+
+
 class Item(models.Model):
     """One entry of a session's item log, verbatim."""
 
@@ -217,6 +223,10 @@ class Item(models.Model):
                 name="item_by_key",
                 condition=models.Q(item_key__isnull=False),
             ),
+            # Insights' ranges (docs/insights.md, "Performance"): items by when received, and those that report
+            # token usage, each with its session, so that a project's range is read without its sessions.
+            models.Index(fields=["received_at"], name="item_received", include=["session"]),
+            models.Index(fields=["received_at"], name="item_usage", include=["session"], condition=CARRIES_USAGE),
         ]
 
     def __str__(self):
@@ -289,6 +299,28 @@ class ClientActionStatus(models.TextChoices):
     EXPIRED = "expired"
 
 
+class Decision(models.TextChoices):
+    """What a person (or a key) may answer a client action. Its rules (what each does, which an action allows) are
+    ``approvals.decisions``; the words live here, beside the column that records them, below every app that uses
+    them."""
+
+    APPROVE = "approve", "Approve"
+    # Approve with changed arguments: a kind an action may allow or not, sent as ``approve`` with ``arguments``.
+    EDIT = "edit", "Edit"
+    REJECT = "reject", "Reject"
+    RESPOND = "respond", "Respond"
+    DISMISS = "dismiss", "Dismiss"
+
+
+# What an action allows when it names nothing (``ClientAction.allowed_responses``); a word of opening, so it lives
+# beside the column, below approvals, which re-exports it with the rest of the vocabulary (``approvals.decisions``).
+DEFAULT_ALLOWED = (Decision.APPROVE, Decision.EDIT, Decision.REJECT)
+
+# An action a decision made final (expired and waiting ones have none): what Insights counts as decided, and the
+# condition of the index it reads them by.
+DECIDED = models.Q(decision__in=list(Decision.values))
+
+
 class ClientActionQuerySet(models.QuerySet):
     """Client actions as they read at a moment: ``ClientAction.status_at`` as queries."""
 
@@ -329,7 +361,7 @@ class ClientAction(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
     resolved_by = models.CharField(max_length=200, blank=True, default="")
-    decision = models.CharField(max_length=16, blank=True, default="")
+    decision = models.CharField(max_length=16, choices=Decision.choices, blank=True, default="")
     comment = models.TextField(blank=True, default="")
     approved_arguments_json = models.TextField(null=True, blank=True)
     # Written with the arguments they digest (``digest_arguments``): docs/api.md, "Digests".
@@ -416,6 +448,30 @@ class ClientAction(models.Model):
                 name="client_action_escalation",
                 condition=models.Q(escalate_at__isnull=False, escalated_at__isnull=True),
             ),
+            # Insights' ranges (docs/insights.md, "Performance"): decided ones by when decided, expired ones by when
+            # they expired, all by when opened, each carrying what the numbers group by, so that a range is read from
+            # the index alone (PostgreSQL; elsewhere the columns after the first are not kept in it).
+            models.Index(
+                fields=["resolved_at"],
+                name="client_action_decided",
+                include=[
+                    "session",
+                    "created_at",
+                    "name",
+                    "decision",
+                    "resolved_by",
+                    "arguments_digest",
+                    "approved_arguments_digest",
+                ],
+                condition=DECIDED,
+            ),
+            models.Index(
+                fields=["resolved_at"],
+                name="client_action_expired",
+                include=["session", "name"],
+                condition=models.Q(status=ClientActionStatus.EXPIRED),
+            ),
+            models.Index(fields=["created_at"], name="client_action_opened", include=["session"]),
         ]
 
     def __str__(self):
@@ -505,3 +561,29 @@ class Operation(models.Model):
     @property
     def transaction(self):
         return jsonvalues.loads(self.transaction_json)
+
+
+class UsageHour(models.Model):
+    """Sessions created, items received, client actions opened and tokens of one project's UTC hour, per agent and
+    model, kept by the writes that change them (``history.usage_hours``): what Insights reads a range's whole hours
+    from (docs/insights.md, "Performance")."""
+
+    # No index of its own: the unique constraint below starts with the project and serves it.
+    project = models.ForeignKey("projects.Project", on_delete=models.CASCADE, related_name="+", db_index=False)
+    hour = models.DateTimeField()
+    agent = models.CharField(max_length=200)
+    model = models.CharField(max_length=200, blank=True, default="", help_text="Items are counted under none.")
+    items = models.BigIntegerField(default=0)
+    input_tokens = models.BigIntegerField(default=0)
+    output_tokens = models.BigIntegerField(default=0)
+    sessions = models.BigIntegerField(default=0, help_text="Sessions created in the hour (under no model).")
+    client_actions = models.BigIntegerField(default=0, help_text="Client actions opened in the hour (under no model).")
+
+    class Meta:
+        constraints = [
+            # The upsert's conflict target, and the index a range of hours is read by.
+            models.UniqueConstraint(fields=["project", "hour", "agent", "model"], name="usage_hour_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.project_id} {self.hour:%Y-%m-%d %H}:00 {self.agent} {self.model}"

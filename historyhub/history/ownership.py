@@ -23,9 +23,10 @@ from django.db import models
 from django.db.models import Q
 
 from historyhub import live
+from historyhub.history import usage_hours
 from historyhub.history.models import Session
 from historyhub.idempotency.models import IdempotencyRecord
-from historyhub.projects import keys
+from historyhub.lib import session_keys as keys_of_sessions
 
 
 def _idempotency_records(session_keys):
@@ -33,7 +34,7 @@ def _idempotency_records(session_keys):
     the session's path, its id as sent or percent-encoded, alone or followed by a subpath or a query string."""
     ids_by_project = defaultdict(set)
     for key in session_keys:
-        project, session_id = keys.split(key)
+        project, session_id = keys_of_sessions.split(key)
         ids_by_project[project].update({session_id, quote(session_id, safe="")})
     matches = Q(pk__in=[])
     for project, session_ids in ids_by_project.items():
@@ -81,6 +82,8 @@ def delete_sessions(session_keys):
     doomed = list(Session.objects.select_for_update().filter(pk__in=doomed).values_list("pk", flat=True))
     if not doomed:
         return []
+    # They, their items and client actions leave Insights' tallies in the transaction that deletes them.
+    usage_hours.remove_sessions(doomed)
     for rows in owned_rows(doomed):
         rows.delete()
     Session.objects.filter(pk__in=doomed).delete()

@@ -9,10 +9,11 @@ back.
 
 from datetime import timedelta
 
-from historyhub.history import client_action_cards, client_actions, dialects, jsonvalues, previews, validation
+from historyhub.history import client_action_cards, client_actions, dialects
 from historyhub.history.dialects import base, content
 from historyhub.history.models import EntryStatus, RunStatus
 from historyhub.history.undo import usage_json
+from historyhub.lib import jsonvalues, previews, validation
 
 
 class Projection:
@@ -172,9 +173,13 @@ def _waits(card):
     return isinstance(approval, dict) and approval.get("status") == client_actions.Status.WAITING
 
 
+# An approval's states that end a call before its tool ran.
+REFUSED = (client_actions.Status.REJECTED, client_actions.Status.EXPIRED, client_actions.Status.FAILED)
+
+
 def _refused(card):
     """Whether the call on this card was refused (rejected, expired) before its output came."""
     if card.type == "action":
         approval = card.data.get("approval")
-        return isinstance(approval, dict) and approval.get("status") in ("rejected", "expired", "failed")
+        return isinstance(approval, dict) and approval.get("status") in REFUSED
     return card.data.get("status") == EntryStatus.FAILED

@@ -23,7 +23,7 @@ The order, from what the export holds:
 What the export says of how an action ended is its record, never a decision made here: a resolved action gets
 the exported outcome (``client_actions.resolve_in``, the one place a status changes) and its exported fields,
 marked ``imported``; the replay refuses a line whose items settled an action otherwise than it says. An action
-still waiting is governed by this project's policies as they are now (``client_actions.govern``), with the
+still waiting is governed by this project's policies as they are now (``governance.govern``), with the
 importing key as its opener (``by_key``); the line's policy and escalation are not kept.
 - An item carries no time of its own unless it has ``createdAt``; it is taken to have arrived at the latest
   moment the export knows before it (the session's creation, an action's opening or decision).
@@ -33,10 +33,10 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
-from historyhub.history import client_actions, dialects, item_log
-from historyhub.history.errors import InvalidInput
+from historyhub.history import client_actions, dialects, governance, item_log
 from historyhub.history.models import ClientAction, ClientActionStatus
 from historyhub.history.writes import writing
+from historyhub.lib.errors import InvalidInput
 
 # The fields an export holds of a resolved client action: set as exported once the replay made it (its status is
 # the one the replay resolved it to).
@@ -263,7 +263,7 @@ class _Replay:
                     setattr(row, name, getattr(action, name))
                 row.measure_texts()
                 row.digest_arguments()
-                client_actions.govern(row, self.project, self.agent, row.created_at)
+                governance.govern(row, self.project, self.agent, row.created_at)
                 waiting.append(row)
         ClientAction.objects.bulk_update(
             resolved, [*EXPORTED_FIELDS, *ClientAction.TEXT_MEASURES, *ClientAction.DIGESTS]

@@ -13,51 +13,37 @@ Models that keep fields they do not declare (history items, transactions) are
 pydantic models: ninja's Schema reads declared fields only and drops the rest.
 """
 
-from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias
 
 from django.conf import settings
-from django.utils import timezone
 from ninja import Field, Schema
-from pydantic import AliasGenerator, BaseModel, ConfigDict, PlainSerializer, StrictBool, WithJsonSchema
-from pydantic.alias_generators import to_snake
+from pydantic import BaseModel, ConfigDict, StrictBool, WithJsonSchema
 
-from historyhub.approvals import response_schemas, votes
-from historyhub.approvals.decisions import DEFAULT_ALLOWED, SENT, Decision
-from historyhub.approvals.models import Via
-from historyhub.history.dialects.base import format_time
-from historyhub.history.models import ClientActionStatus, RunStatus, SessionStatus
-from historyhub.history.validation import MAX_ID_LENGTH, MAX_NAME_LENGTH, MAX_PAGE, MAX_PAGE_SIZE, SESSION_ID
-from historyhub.projects import keys
+from historyhub.history import response_schemas
+from historyhub.history.models import DEFAULT_ALLOWED, ClientActionStatus, Decision, RunStatus, SessionStatus
+from historyhub.lib.schemas import (
+    COLUMN_TEXT_SCHEMA,
+    SESSION_ID_PATTERN,
+    Filter,
+    Identifier,
+    Out,
+    Page,
+    Pagination,
+    Text,
+    Time,
+    Timestamp,
+    example,
+)
+from historyhub.lib.validation import MAX_ID_LENGTH, MAX_NAME_LENGTH
 
-
-def example(request, **config):
-    """A schema's config with ``request`` as its OpenAPI example: a valid request of the walk-through in
-    docs/api.md, so "Try it out" in /api/docs succeeds as shown (tests/api/test_openapi_examples.py)."""
-    extra = {**config.pop("json_schema_extra", {}), "examples": [request]}
-    return ConfigDict(json_schema_extra=extra, **config)
-
-
-class Out(Schema):
-    """An answer read from a domain object: ``itemCount`` reads ``item_count``."""
-
-    model_config = ConfigDict(alias_generator=AliasGenerator(validation_alias=to_snake), populate_by_name=True)
-
-
-SESSION_ID_PATTERN = f"^{SESSION_ID.pattern}$"
-
-# Filters and path ids meet text columns in queries, and PostgreSQL refuses NUL
-# there. Strings in bodies are checked by the domain (validation.text).
-WITHOUT_NUL = r"^[^\x00]*$"
-# What a text column can keep exactly: no NUL and no unpaired surrogate (historyhub.history.jsonvalues).
-# Documented only (the domain refuses the rest with its own message), and only NUL: a pattern naming
-# surrogates is not a regular expression every JSON Schema validator can compile. The API's
-# description states both (historyhub.api).
-COLUMN_TEXT_SCHEMA = {"pattern": WITHOUT_NUL}
+# The words of a vocabulary as the contract lists them: an enum of strings in the OpenAPI document, built from the
+# vocabulary at run time; the type checker reads them as the strings they are.
+if TYPE_CHECKING:
+    AnyDecision: TypeAlias = str
+else:
+    AnyDecision = Literal[tuple(Decision.values)]
 
 SessionId = Annotated[str, Field(pattern=SESSION_ID_PATTERN, examples=["support-42"])]
-Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_LENGTH, json_schema_extra=COLUMN_TEXT_SCHEMA)]
-Text = Annotated[str, Field(json_schema_extra=COLUMN_TEXT_SCHEMA)]
 # An action's name: an id with no control characters (validation.action_name), documented only so the domain's
 # own message answers a name that breaks it.
 ActionName = Annotated[
@@ -80,12 +66,6 @@ OperationId = Annotated[
         json_schema_extra={"pattern": r"^[^\x00]*[^\s\x00][^\x00]*$"},
     ),
 ]
-Filter = Annotated[str, Field(pattern=WITHOUT_NUL)]
-TIMESTAMP_SCHEMA = {"type": "string", "format": "date-time", "examples": ["2026-09-28T12:00:04Z"]}
-# A time the caller sends (the domain reads and checks it) …
-Timestamp = Annotated[str, Field(json_schema_extra={"format": "date-time"}, examples=["2026-09-28T12:00:04Z"])]
-# … and one the API writes: ISO 8601 in UTC with Z.
-Time = Annotated[datetime, PlainSerializer(format_time, return_type=str), WithJsonSchema(TIMESTAMP_SCHEMA)]
 METADATA_SCHEMA = {
     "type": "object",
     "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
@@ -113,33 +93,9 @@ Items = Annotated[
         }
     ),
 ]
-# Out of range, either answers the contract's one pagination message (historyhub.api).
-PageNumber = Annotated[int, Field(ge=1, le=MAX_PAGE)]
-PageSize = Annotated[int, Field(ge=1, le=MAX_PAGE_SIZE)]
 CreatingAgent = Annotated[
     Identifier | None, Field(description='The agent of a session this call creates; else "default".')
 ]
-
-
-class ErrorDetail(Schema):
-    code: str = Field(examples=["invalid_input"])
-    message: str
-
-
-class Error(Schema):
-    error: ErrorDetail
-
-
-class Page(Out):
-    page: int
-    pageSize: int
-    total: int
-    hasMore: bool
-
-
-class Pagination(Schema):
-    page: PageNumber = 1
-    pageSize: PageSize = 50
 
 
 # Sessions ----------------------------------------------------------------------
@@ -162,8 +118,9 @@ class SessionIn(Schema):
     agent: Identifier
     name: SessionName | None = None
     metadata: MetadataIn = None
-    parentSessionId: SessionId = Field(None, description="Makes this a child session; needs parentCallId.")
-    parentCallId: Identifier = Field(None, description="The parent's call that delegated to this session.")
+    # None stands for "not sent" on the fields below: the contract has them optional, never null.
+    parentSessionId: SessionId = Field(None, description="Makes this a child session; needs parentCallId.")  # type: ignore[assignment]
+    parentCallId: Identifier = Field(None, description="The parent's call that delegated to this session.")  # type: ignore[assignment]
 
 
 class SessionPatch(Schema):
@@ -173,9 +130,10 @@ class SessionPatch(Schema):
         {"name": "Refund for order 1234 (urgent)", "metadata": {"customer": "Ingrid", "priority": "high"}}
     )
 
-    name: SessionName = None
+    # None stands for "not sent": the contract has these optional, never null.
+    name: SessionName = None  # type: ignore[assignment]
     metadata: MetadataIn = None
-    status: SessionStatus = None
+    status: SessionStatus = None  # type: ignore[assignment]
     runStatus: RunStatus | None = None
 
 
@@ -411,7 +369,7 @@ class MessageList(Schema):
     messages: list[AgentMessage]
 
 
-CHAT_MESSAGE_SCHEMA = {
+CHAT_MESSAGE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["role"],
     "properties": {"role": {"enum": ["system", "user", "assistant", "tool"]}},
@@ -471,7 +429,7 @@ class ClientActionIn(Schema):
     arguments: JsonObject = Field(description=ACTION_FIELD_LIMIT)
     description: Text | None = Field(None, description=ACTION_FIELD_LIMIT)
     expiresAt: Timestamp | None = Field(None, description="ISO 8601 with a timezone, in the future.")
-    allowedResponses: list[Literal[tuple(Decision.values)]] | None = Field(
+    allowedResponses: list[AnyDecision] | None = Field(
         None,
         min_length=1,
         description=f"The decisions a person may make; default {', '.join(DEFAULT_ALLOWED)}. "
@@ -485,129 +443,10 @@ class ClientActionIn(Schema):
     )
 
 
-class ActionPolicyOut(Schema):
-    name: str
-    requiredApprovals: int
-    approverGroups: list[str]
-    peopleOnly: bool
-
-
-class VoteOut(Out):
-    by: str = Field(description='As resolvedBy: a username, or "api key: <name>".')
-    via: Literal[tuple(Via.values)] = Field(description="The channel the decision came through.")
-    decision: Literal[SENT]
-    arguments: JsonObject | None = Field(description="The arguments an approve voted for.")
-    comment: str | None
-    at: Time
-    counts: bool = Field(
-        description="False for a vote on a waiting action whose decider may no longer decide it (left the policy's "
-        "groups, lost the approver role, was deactivated, or a key revoked): it no longer counts."
-    )
-    why: str | None = Field(description="Why the vote no longer counts; null while it counts.")
-
-    @staticmethod
-    def resolve_comment(vote):
-        return vote.comment or None
-
-    @staticmethod
-    def resolve_counts(vote):
-        return getattr(vote, "why", None) is None
-
-    @staticmethod
-    def resolve_why(vote):
-        return getattr(vote, "why", None)
-
-
-class ClientActionOut(Out):
-    sessionId: str
-    callId: str
-    name: str
-    arguments: JsonObject
-    argumentsDigest: str | None = Field(
-        description='"sha256:" + the lowercase hex SHA-256 of the arguments\' RFC 8785 canonical JSON (null only for '
-        "arguments JCS cannot write: a lone surrogate, an integer beyond any double)."
-    )
-    description: str
-    status: ClientActionStatus = Field(description="As it reads now: a waiting action past its expiresAt is expired.")
-    createdAt: Time
-    expiresAt: Time | None
-    resolvedAt: Time | None
-    resolvedBy: str | None = Field(
-        description='The dashboard user, "api key: <name>", or "agent (reported)" when the agent\'s own items settled '
-        "it."
-    )
-    decision: Literal[SENT] | None
-    comment: str | None
-    approvedArguments: JsonObject | None
-    approvedArgumentsDigest: str | None = Field(
-        description="The same digest of approvedArguments: null until approved, argumentsDigest when approved "
-        "unchanged."
-    )
-    response: Any = Field(description="The answer of a respond: a string, or an object valid against responseSchema.")
-    output: Any
-    isError: bool | None
-    allowedResponses: list[str] = Field(description="The decisions a person may make.")
-    responseSchema: JsonObject | None
-    policy: ActionPolicyOut | None = Field(description="The approval policy that governs it, fixed when it opened.")
-    votes: list[VoteOut] = Field(description="Every decision made on it, oldest first: the audit of who decided.")
-    approvalsNeeded: int = Field(description="Approvals still missing; 0 once resolved.")
-    escalatedAt: Time | None
-    executedAt: Time | None = Field(
-        description="When the agent's side claimed the execution of the approved arguments (…/execution); null until "
-        "then."
-    )
-    reported: bool = Field(
-        description='Settled as the agent\'s own items reported it (resolvedBy "agent (reported)"): no decision was '
-        "given here, and it cannot be claimed for execution."
-    )
-    imported: bool = Field(
-        description="Imported already resolved: its record (votes, resolvedBy) is the export's, and it can never be "
-        "decided here."
-    )
-
-    @staticmethod
-    def resolve_votes(action):
-        return votes.judged(action)
-
-    @staticmethod
-    def resolve_approvals_needed(action):
-        return votes.approvals_needed(action)
-
-    @staticmethod
-    def resolve_allowed_responses(action):
-        return list(action.allowed)
-
-    @staticmethod
-    def resolve_status(action):
-        return action.status_at(timezone.now())
-
-    # Resolvers are named for the attribute they stand in for.
-    @staticmethod
-    def resolve_session_id(action):
-        """The id its project knows the session by, not the session's key."""
-        return keys.session_id_of(action.session_id)
-
-    @staticmethod
-    def resolve_resolved_by(action):
-        return action.resolved_by or None
-
-    @staticmethod
-    def resolve_decision(action):
-        return action.decision or None
-
-    @staticmethod
-    def resolve_comment(action):
-        return action.comment or None
-
-
 class ClientActionQuery(Pagination):
     status: ClientActionStatus | None = None
     agent: Filter | None = None
     sessionId: Filter | None = None
-
-
-class ClientActionPage(Page):
-    items: list[ClientActionOut]
 
 
 class WaitQuery(Schema):
@@ -645,16 +484,3 @@ class ExecutionIn(Schema):
 class ExecutionOut(Schema):
     executedAt: Time
     argumentsDigest: str
-
-
-class DecisionIn(Schema):
-    model_config = example({"decision": "approve", "comment": "Confirmed with the customer."})
-
-    decision: Literal[SENT]
-    comment: Text | None = Field(None, description=ACTION_FIELD_LIMIT)
-    arguments: JsonObject | None = Field(None, description=f"Edited arguments, on approve. {ACTION_FIELD_LIMIT}")
-    response: Any = Field(
-        None,
-        description="On respond: a string when the action has no responseSchema, else an object valid against it. "
-        + ACTION_FIELD_LIMIT,
-    )

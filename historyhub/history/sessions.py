@@ -4,13 +4,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from django.db import connection
+from django.db import connections, router
 from django.db.models import Prefetch
 from django.utils import timezone
 
-from historyhub.data import audit
-from historyhub.history import matching, subagents, validation
-from historyhub.history.errors import InvalidInput, SessionConflict, SessionNotFound
+from historyhub.audit import log as audit_log
+from historyhub.history import matching, subagents, usage_hours
 from historyhub.history.models import (
     ClientAction,
     ClientActionStatus,
@@ -21,8 +20,15 @@ from historyhub.history.models import (
     with_run_status,
 )
 from historyhub.history.writes import writing
-from historyhub.projects import keys
-from historyhub.projects.keys import DEFAULT_PROJECT
+from historyhub.lib import session_keys, validation
+from historyhub.lib.errors import InvalidInput, SessionConflict, SessionNotFound
+from historyhub.lib.session_keys import DEFAULT_PROJECT
+
+
+class Audited:
+    """What this module records in the audit log (historyhub.audit), by name."""
+
+    SESSION_DELETED = "session.deleted"
 
 
 class Ensured(NamedTuple):
@@ -97,13 +103,13 @@ def ensure(
         validation.session_id(parent_session_id, "parentSessionId")
 
     session = Session.new(
-        keys.session_key(project, session_id), agent=agent, name=name or "", parent_call_id=parent_call_id or ""
+        session_keys.session_key(project, session_id), agent=agent, name=name or "", parent_call_id=parent_call_id or ""
     )
     session.metadata = metadata
     if parent_session_id is None:
         return _create(session)
     # The parent first, then the child: every write that takes both locks takes them in this order.
-    with writing(keys.session_key(project, parent_session_id)) as parent:
+    with writing(session_keys.session_key(project, parent_session_id)) as parent:
         session.parent = parent.session
         ensured = _create(session)
         if ensured.created:
@@ -135,8 +141,11 @@ def update(key, *, name=UNCHANGED, metadata=UNCHANGED, status=UNCHANGED, run_sta
             session.name = validation.name(name)
             write.also_save("name")
         if metadata is not UNCHANGED:
+            before = session.metadata_json
             session.metadata = validation.metadata(metadata)
             write.also_save("metadata_json", "metadata_text")
+            # Its items that name no model count their tokens under the session's.
+            write.count_usage(usage_hours.model_changed(session, before))
         if status is not UNCHANGED:
             session.status = validation.choice(status, SessionStatus.values, "status")
             write.also_save("status")
@@ -150,8 +159,8 @@ def delete(key, *, actor):
     gone."""
     with writing(key) as write:
         deleted = write.delete_session()
-        project, session_id = keys.split(key)
-        audit.record(project, actor, audit.Action.SESSION_DELETED, session_id, sessionsDeleted=len(deleted))
+        project, session_id = session_keys.split(key)
+        audit_log.record(project, actor, Audited.SESSION_DELETED, session_id, sessionsDeleted=len(deleted))
 
 
 # Listing -------------------------------------------------------------------------------
@@ -195,8 +204,10 @@ def _found(project, *, agent, status, run_status, q, waiting, now, first, ordere
 def agents(project):
     """Every agent that has a session in ``project``, in order: one index probe per agent, not a pass over every
     session."""
-    table = connection.ops.quote_name(Session._meta.db_table)
-    with connection.cursor() as cursor:
+    # Where the ORM would read sessions (a list page may read a replica: historyhub.databases).
+    reading = connections[router.db_for_read(Session)]
+    table = reading.ops.quote_name(Session._meta.db_table)
+    with reading.cursor() as cursor:
         cursor.execute(
             f"""
             WITH RECURSIVE agents (agent) AS (

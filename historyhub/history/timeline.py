@@ -13,8 +13,9 @@ stored in their wire shape (docs/architecture.md, "Timeline entries").
 
 from django.db.models import F
 
-from historyhub.history import bulk, jsonvalues, matching
+from historyhub.history import matching
 from historyhub.history.models import TimelineEntry
+from historyhub.lib import bulk, jsonvalues
 
 # What a write reads of an entry.
 READ = ("pk", "epoch", "seq", "order", "key", "type", "call_id", "source_position", "created_at", "data", "text")

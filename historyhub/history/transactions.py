@@ -6,10 +6,11 @@ requests with one operation id the second sees the first's record. Equal
 transactions are recognised as equal JSON values, key order ignored.
 """
 
-from historyhub.history import item_log, jsonvalues, validation
-from historyhub.history.errors import InvalidInput, OperationConflict, SuffixMismatch
+from historyhub.history import item_log
 from historyhub.history.models import Operation
 from historyhub.history.writes import writing
+from historyhub.lib import jsonvalues, validation
+from historyhub.lib.errors import InvalidInput, OperationConflict, SuffixMismatch
 
 TYPES = ("append_items", "replace_suffix")
 

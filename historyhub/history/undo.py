@@ -15,9 +15,10 @@ import json
 from dataclasses import dataclass, field
 
 from historyhub.history import client_action_cards as cards
-from historyhub.history import jsonvalues
 from historyhub.history.dialects import base
 from historyhub.history.models import ClientAction
+from historyhub.lib import jsonvalues
+from historyhub.lib.times import format_time
 
 _UNSET = object()
 # Client action fields a log item may change, and how each is kept in JSON.
@@ -63,7 +64,7 @@ class Undo:
         back a decision made after it."""
         before = {name: getattr(action, name) for name in _ACTION_FIELDS if name in fields}
         if "resolved_at" in before:
-            before["resolved_at"] = base.format_time(before["resolved_at"])
+            before["resolved_at"] = format_time(before["resolved_at"])
         self.actions.append([action.call_id, before])
 
     def run_status_changing(self, previous, previous_version, version):

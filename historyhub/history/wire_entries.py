@@ -4,12 +4,12 @@ lookup of a turn's response by its message id (docs/api.md, "Wire entries").
 
 import re
 
-from historyhub.history import dialects, item_log, validation
+from historyhub.history import dialects, item_log
 from historyhub.history.dialects import base, content
-from historyhub.history.errors import InvalidInput
 from historyhub.history.models import Session
 from historyhub.history.writes import writing
-from historyhub.projects import keys
+from historyhub.lib import session_keys, validation
+from historyhub.lib.errors import InvalidInput
 
 # The id a message without one of its own goes by.
 POSITION_ID = re.compile(r"message:([0-9]{1,18})", re.ASCII)
@@ -65,11 +65,11 @@ def wire_entries(key):
         item = row.value
         role = dialects.message_role(item)
         if role == "user":
-            turn = _Turn(keys.session_id_of(key), row, item)
+            turn = _Turn(session_keys.session_id_of(key), row, item)
             result.append(turn.entry)
         elif role == "assistant":
             if row.injected or turn is None:
-                result.append(injection(keys.session_id_of(key), row, item))
+                result.append(injection(session_keys.session_id_of(key), row, item))
             else:
                 turn.add_reply(item)
     return result
@@ -90,7 +90,7 @@ def inject(key, content_text, entry_id=None):
         # Read inside the write, under the session's lock: once it commits, a concurrent DELETE …/items may take
         # the row away, or another injection may be the newest (docs/api.md, "Wire entries").
         row = item_log.logical_rows(write.session).get(position=position)
-    return injection(keys.session_id_of(key), row, row.value)
+    return injection(session_keys.session_id_of(key), row, row.value)
 
 
 def find_response(key, message_id):
@@ -112,7 +112,7 @@ def find_response(key, message_id):
             return {"result": "kind_mismatch", "kind": "injection"}
         return {"result": "kind_mismatch", "kind": row.type or "unknown"}
     following = rows.filter(position__gt=row.position).order_by("position")
-    turn, response_items = _Turn(keys.session_id_of(key), row, item), []
+    turn, response_items = _Turn(session_keys.session_id_of(key), row, item), []
     for reply in following.iterator(chunk_size=200):
         value = reply.value
         reply_role = dialects.message_role(value)

@@ -1,4 +1,4 @@
-"""The one way to change a session: ``writing(session_id)`` (docs/architecture.md).
+"""The one way to change a session: ``writing(session_key)`` (docs/architecture.md).
 
 Every change to a session's log, timeline, client actions or snapshot runs
 inside ``writing``. It takes the session's row lock in a database transaction
@@ -14,17 +14,18 @@ Client actions it opens and resolves reach the project's channels through it
 
 from contextlib import contextmanager
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.db.models import Count, Max, Q
 from django.utils import timezone
 
 from historyhub import live
-from historyhub.history import bulk, digests, jsonvalues, ownership, subagents
-from historyhub.history.errors import SessionNotFound
+from historyhub.history import digests, ownership, subagents, usage_hours
+from historyhub.history.action_events import announce, announce_resolved
 from historyhub.history.models import ClientAction, ClientActionStatus, Session
 from historyhub.history.timeline import TimelineWriter
 from historyhub.history.undo import Undo
-from historyhub.notifications import announce, announce_resolved
+from historyhub.lib import bulk, jsonvalues
+from historyhub.lib.errors import SessionNotFound
 
 # What a write may change on the session row.
 STATE_FIELDS = [
@@ -45,8 +46,9 @@ STATE_FIELDS = [
 
 
 @contextmanager
-def writing(key, *, create_as=None, create=None, missing_ok=False, by_key=None, replaying=False):
-    """Lock the session and yield a ``Write``.
+def writing(session_key, *, create_as=None, create=None, missing_ok=False, by_key=None, replaying=False):
+    """Lock the session whose key (``project/id``, or ``id`` in the default project) is ``session_key`` and
+    yield a ``Write``.
 
     A session that does not exist yet is created first when ``create_as`` names its agent, or as ``create``
     (an unsaved Session) says; ``Write.created`` tells whether this write made it. With ``missing_ok``, an
@@ -56,12 +58,12 @@ def writing(key, *, create_as=None, create=None, missing_ok=False, by_key=None, 
     and a parent session is not told of its child's run status.
     """
     if create is None and create_as is not None:
-        create = Session.new(key, agent=create_as)
+        create = Session.new(session_key, agent=create_as)
     with transaction.atomic():
-        session, created = _lock(key, create)
+        session, created = _lock(session_key, create)
         if session is None:
             if not missing_ok:
-                raise SessionNotFound(key)
+                raise SessionNotFound(session_key)
             yield None
             return
         write = Write(session, by_key, created, replaying)
@@ -69,18 +71,14 @@ def writing(key, *, create_as=None, create=None, missing_ok=False, by_key=None, 
         write.finish()
 
 
-def _lock(key, create):
-    session = bulk.select_for_update(Session, key)
+def _lock(session_key, create):
+    session = bulk.select_for_update(Session, session_key)
     if session is not None or create is None:
         return session, False
-    # Concurrent creators both get here: one insert wins, the other is refused, then both queue on the lock.
-    try:
-        with transaction.atomic():
-            create.save(force_insert=True)
-        created = True
-    except IntegrityError:
-        created = False
-    return bulk.select_for_update(Session, key), created
+    # Concurrent creators both get here: one insert wins, the other's finds the row taken, then both queue on
+    # the lock.
+    created = bulk.insert_if_absent(create)
+    return bulk.select_for_update(Session, session_key), created
 
 
 class Write:
@@ -105,6 +103,10 @@ class Write:
         self._discarded = False
         self._deleted = False
         self._also_saved = []
+        # What this write adds to and takes from the usage tallies (``usage_hours``), upserted as it finishes.
+        self.usage = usage_hours.tallies()
+        if created:
+            usage_hours.count_opened(self.usage, session, [session.created_at], index=usage_hours.SESSIONS)
 
     # Changes the projections and client actions make --------------------------------------
 
@@ -173,7 +175,7 @@ class Write:
         self.client_actions_changed()
 
     def notify(self, event, action):
-        """Tell the project's channels of ``event`` about ``action`` (historyhub.notifications), in this
+        """Tell the project's channels of ``event`` about ``action`` (``action_events``), in this
         transaction; a replay tells nobody: what it recreates was announced where it happened."""
         if not self.replaying:
             announce(event, action)
@@ -197,6 +199,10 @@ class Write:
         self._deleted = True
         return ownership.delete_sessions([self.session_key])
 
+    def count_usage(self, found):
+        """Add tallies (``usage_hours``) to what this write upserts as it finishes."""
+        usage_hours.merge(self.usage, found)
+
     def take_position(self):
         """A position for an entry that no log item placed (a client action or child opened through the API)."""
         self.session.next_position += 1
@@ -208,18 +214,28 @@ class Write:
         if self._discarded:
             return
         if self._deleted:
+            # ``ownership`` took the deleted sessions' rows away from the tallies, this write's own with them.
+            usage_hours.add(self.usage)
             return
         session = self.session
         self.timeline.flush()
         if self._actions_changed:
             self.count_waiting_actions()
         session.updated_at = self.now
-        bulk.save_fields(session, STATE_FIELDS + self._also_saved)
+        # Waits and live pages hear of it once the transaction commits (historyhub.live): on PostgreSQL the
+        # snapshot's own UPDATE sends the announcement, a round trip less for every write.
+        change = self.change()
+        announcement = live.announcement(change)
+        saved = bulk.save_fields(session, STATE_FIELDS + self._also_saved, returning=announcement)
+        if announcement is None or not saved:
+            live.announce(change)
         # A replay recreates a child as it ended: its parent, imported before it, shows that already.
         if self._run_status_changed and session.parent_id and not self.replaying:
             _tell_parent(session)
-        # Waits and live pages hear of it once the transaction commits (historyhub.live).
-        live.announce(self.change())
+        # Last, after every session lock this transaction takes (the parent's above), so the hour's tally row,
+        # which other sessions' writes share, is locked only until the commit and never before a session's lock
+        # (two writes taking them in the other order could deadlock).
+        usage_hours.add(self.usage)
 
     def change(self):
         """What this write announces: the session, the client actions it changed, whether the inbox did."""

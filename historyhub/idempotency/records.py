@@ -6,6 +6,7 @@ the transaction that applies the request, and completed with the answer before
 it commits (docs/idempotency.md).
 """
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -85,7 +86,7 @@ def start(api_key, key, fingerprint):
     IMMEDIATE transaction already queued behind it): then the key is either
     recorded, and found here, or free again.
     """
-    fields = [field for field in IdempotencyRecord._meta.concrete_fields if not field.primary_key]
+    sql, fields = _start_sql()
     row = IdempotencyRecord(
         api_key=api_key,
         key=key,
@@ -93,13 +94,6 @@ def start(api_key, key, fingerprint):
         target=fingerprint.target,
         body_digest=fingerprint.body_digest,
         created_at=timezone.now(),
-    )
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(field.column) for field in fields)
-    unique = ", ".join(quote(IdempotencyRecord._meta.get_field(name).column) for name in ("api_key", "key"))
-    sql = (
-        f"INSERT INTO {quote(IdempotencyRecord._meta.db_table)} ({columns}) "
-        f"VALUES ({', '.join(['%s'] * len(fields))}) ON CONFLICT ({unique}) DO NOTHING"
     )
     values = [field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields]
     while True:
@@ -115,9 +109,38 @@ def start(api_key, key, fingerprint):
 
 def finish(api_key, key, response):
     """Write the answer into the key's record, in the transaction that applied the request."""
-    IdempotencyRecord.objects.filter(api_key=api_key, key=key).update(
-        status=response.status_code, content_type=response.get("Content-Type", ""), body=response.content
+    body = IdempotencyRecord._meta.get_field("body").get_db_prep_save(response.content, connection)
+    with connection.cursor() as cursor:
+        cursor.execute(_finish_sql(), [response.status_code, response.get("Content-Type", ""), body, api_key.pk, key])
+
+
+# Every keyed write runs both statements: prepared once, not compiled by the ORM each time.
+
+
+@functools.cache
+def _start_sql():
+    fields = [field for field in IdempotencyRecord._meta.concrete_fields if not field.primary_key]
+    columns = ", ".join(_column(field.name) for field in fields)
+    unique = ", ".join(_column(name) for name in ("api_key", "key"))
+    sql = (
+        f"INSERT INTO {_table()} ({columns}) "
+        f"VALUES ({', '.join(['%s'] * len(fields))}) ON CONFLICT ({unique}) DO NOTHING"
     )
+    return sql, fields
+
+
+@functools.cache
+def _finish_sql():
+    answer = ", ".join(f"{_column(name)} = %s" for name in ("status", "content_type", "body"))
+    return f"UPDATE {_table()} SET {answer} WHERE {_column('api_key')} = %s AND {_column('key')} = %s"
+
+
+def _table():
+    return connection.ops.quote_name(IdempotencyRecord._meta.db_table)
+
+
+def _column(name):
+    return connection.ops.quote_name(IdempotencyRecord._meta.get_field(name).column)
 
 
 def is_recorded(status):

@@ -11,9 +11,10 @@ sees is what they approve.
 
 import re
 import unicodedata
+from typing import TypeVar, cast
 
 from django.utils.html import conditional_escape, format_html
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeData, SafeString, mark_safe
 
 # Unicode's format characters (category Cf, as of Unicode 15.1: direction controls, zero-width
 # characters, the soft hyphen, tag characters …); the other default-ignorable code points but the
@@ -30,13 +31,15 @@ HIDDEN = re.compile(f"{HIDDEN_CHARACTER.pattern}|\r(?!\n)")
 LONE_CARRIAGE_RETURN = re.compile(r"\r(?!\n)")
 ASCII_HIDDEN = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
+T = TypeVar("T")
 
-def contains(*texts):
+
+def contains(*texts: object) -> bool:
     """Whether any of these strings holds a hidden character (anything else is ignored)."""
     return any(isinstance(text, str) and holds_hidden(text) for text in texts)
 
 
-def holds_hidden(text):
+def holds_hidden(text: str) -> bool:
     """Quick on a megabyte of arguments: re scans slowly for one of many ranges, and a text's
     distinct characters are few."""
     if "\r" in text and LONE_CARRIAGE_RETURN.search(text):
@@ -46,24 +49,27 @@ def holds_hidden(text):
     return HIDDEN_CHARACTER.search("".join(set(text))) is not None
 
 
-def marker(character):
+def marker(character: str) -> str:
     return f"⟨U+{ord(character):04X}⟩"
 
 
-def description(character):
+def description(character: str) -> str:
     return unicodedata.name(character, "") or ("a surrogate" if "\ud800" <= character <= "\udfff" else "a control")
 
 
-def labelled(text):
+def labelled(text: T) -> T:
     """The text with each hidden character as its marker: for attributes and titles, which hold no markup."""
-    return HIDDEN.sub(lambda match: marker(match.group()), text) if isinstance(text, str) else text
+    if not isinstance(text, str):
+        return text
+    return cast(T, HIDDEN.sub(lambda match: marker(match.group()), text))
 
 
-def marked(text):
+def marked(text: object) -> SafeString:
     """The text escaped for HTML, each hidden character a marker that stands out and names it."""
     if not isinstance(text, str):
-        return conditional_escape(text)
-    pieces, start = [], 0
+        return conditional_escape(text if isinstance(text, SafeData) else str(text))
+    pieces: list[str] = []
+    start = 0
     for match in HIDDEN.finditer(text):
         character = match.group()
         pieces.append(conditional_escape(text[start : match.start()]))
@@ -76,7 +82,7 @@ def marked(text):
     return mark_safe("".join(pieces))
 
 
-def json_escape(character):
+def json_escape(character: str) -> str:
     """The JSON escape of a character: a pair of UTF-16 escapes beyond the Basic Multilingual Plane."""
     code = ord(character)
     if code <= 0xFFFF:
@@ -85,7 +91,7 @@ def json_escape(character):
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
-def escaped_json(text):
+def escaped_json(text: str) -> str:
     """JSON text with every hidden character escaped: it reads back as the same value.
 
     JSON holds such a character only inside a string, where its escape stands for it exactly.

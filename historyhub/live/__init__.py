@@ -7,22 +7,36 @@
   whose ``wait(timeout)`` returns the ``Changes`` heard that the ``Interest``
   names, or raises ``Closed`` when the process shuts down; ``TooMany`` when
   ``owner`` already holds ``limit`` subscriptions in this process.
+- ``hold(owner, limit)`` takes one of ``owner``'s ``limit`` places for the whole
+  installation (``holds``), or raises ``TooMany``; ``release_soon`` gives it
+  back, ``holding`` does both around a block, ``releasing`` when a stream ends.
+- ``turns``: at most LIVE_DATABASE_TURNS waiting requests of a process use the database at once; the others
+  queue on the event loop (historyhub.live.turns).
 - ``read(function, ...)`` runs a short database read from a coroutine and gives
   back its connection and its thread, so a request that goes on waiting holds
   neither.
 """
 
+import contextlib
+from collections.abc import AsyncIterator, Callable
 from functools import partial
+from typing import Any, TypeVar
 
 from asgiref.sync import SyncToAsync, sync_to_async
 from django.db import connection, transaction
 
-from historyhub.live import postgresql, sqlite
+from historyhub.live import holds, postgresql, sqlite, turns
 from historyhub.live.changes import Change, Interest
 from historyhub.live.expiry import ExpiryTicker
 from historyhub.live.subscriptions import Changes, Closed, Hub, TooMany
+from historyhub.postgresql.listening import listening_params
 
-__all__ = ["Change", "Changes", "Closed", "Interest", "TooMany", "announce", "close", "hub", "listen", "read"]
+T = TypeVar("T")
+
+__all__ = [
+    "Change", "Changes", "Closed", "Interest", "TooMany", "announce", "announcement", "close", "hold", "holding",
+    "hub", "listen", "read", "release_soon", "releasing", "turns",
+]  # fmt: skip
 
 
 class NoSignal:
@@ -34,7 +48,7 @@ class NoSignal:
 
 def start_signal(hub):
     if connection.vendor == "postgresql":
-        return postgresql.Listener(hub, connection.get_connection_params()).start()
+        return postgresql.Listener(hub, listening_params(connection)).start()
     changes = change_file()
     return sqlite.Watcher(hub, changes).start() if changes is not None else NoSignal()
 
@@ -59,8 +73,46 @@ def announce(*changes):
             transaction.on_commit(partial(_committed_on_sqlite, change), robust=True)
 
 
+def announcement(change):
+    """``change``'s announcement as an SQL expression and its parameters, for a statement the write runs anyway
+    to evaluate (PostgreSQL: ``pg_notify``, delivered on commit as ``announce``'s is); None on SQLite, where
+    ``announce`` is the way."""
+    if connection.vendor == "postgresql":
+        return postgresql.notify_call(change)
+    return None
+
+
 def listen(interest, owner=None, limit=None):
     return hub.listen(interest, owner, limit)
+
+
+async def hold(owner, limit):
+    """One of ``owner``'s ``limit`` places in the whole installation (its id); raises ``TooMany`` when all are held."""
+    return await read(holds.acquire, owner, limit)
+
+
+def release_soon(place):
+    """Give the place back on the process's releasing thread (``holds.release_soon``): a cancelled request (its
+    client went away) cannot wait."""
+    holds.release_soon(place)
+
+
+@contextlib.asynccontextmanager
+async def holding(owner, limit):
+    place = await hold(owner, limit)
+    try:
+        yield
+    finally:
+        release_soon(place)
+
+
+async def releasing(events: AsyncIterator, place) -> AsyncIterator:
+    """``events`` as they come, and the place given back when they end (the page closed, the server stops)."""
+    try:
+        async for event in events:
+            yield event
+    finally:
+        release_soon(place)
 
 
 def close():
@@ -68,7 +120,8 @@ def close():
     hub.close()
 
 
-async def read(function, *args, **kwargs):
+async def read(function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``function(*args, **kwargs)``, a synchronous read of the database, run from async code."""
     try:
         return await sync_to_async(_read_and_release)(function, *args, **kwargs)
     finally:

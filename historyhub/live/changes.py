@@ -10,7 +10,7 @@ inbox's, the sessions page every change.
 import json
 from dataclasses import dataclass
 
-from historyhub.projects import keys
+from historyhub.lib import session_keys
 
 # PostgreSQL's NOTIFY payload holds at most 8000 bytes; a change naming more than fits says "every action".
 MAX_PAYLOAD = 7900
@@ -18,14 +18,14 @@ MAX_PAYLOAD = 7900
 
 @dataclass(frozen=True)
 class Change:
-    session: str  # the session's key: its project is part of it (historyhub.projects.keys)
+    session: str  # the session's key: its project is part of it (historyhub.lib.session_keys)
     actions: frozenset = frozenset()
     all_actions: bool = False
     inbox: bool = False
 
     @property
     def project(self):
-        return keys.project_of(self.session)
+        return session_keys.project_of(self.session)
 
     def touches_action(self, session, call_id):
         return session == self.session and (self.all_actions or call_id in self.actions)

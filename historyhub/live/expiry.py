@@ -10,7 +10,7 @@ per inbox change, not a thousand.
 import logging
 import threading
 
-from django.apps import apps
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 from django.utils import timezone
 
@@ -75,8 +75,22 @@ def _read(query, *args):
         connection.close()
 
 
+# The client actions whose expiries the ticker tells: ``history.models.ClientAction``, handed down by the history app
+# when it starts (``HistoryConfig.ready``), as live sits below history. Its queries ``expiring_after`` and
+# ``expiring_between`` say when an action comes to read expired (the rule is history's, ``models.has_expired``).
+_watched = None
+
+
+def watch_expiries_of(model):
+    """Tell the expiries of ``model``'s rows from now on."""
+    global _watched
+    _watched = model
+
+
 def _client_actions():
-    return apps.get_model("history", "ClientAction").objects
+    if _watched is None:
+        raise ImproperlyConfigured("No model's expiries are watched: the history app registers it when it starts.")
+    return _watched._default_manager
 
 
 def _next_expiry(after):

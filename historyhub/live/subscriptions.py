@@ -12,6 +12,8 @@ import threading
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+from historyhub.live import turns
+
 
 class Closed(Exception):
     """The process is shutting down: whoever waits answers now instead of waiting on."""
@@ -33,7 +35,7 @@ class Changes:
 
 
 class TooMany(Exception):
-    """The owner (an API key, a person) already holds as many subscriptions as it may in this process."""
+    """The owner (an API key, a person) already holds as many waits or streams as it may."""
 
     def __init__(self, limit):
         super().__init__(limit)
@@ -85,8 +87,13 @@ class Subscription:
     async def wait(self, timeout):
         """The changes heard since the last call, as soon as there are any, or no changes after ``timeout`` seconds.
 
-        Raises ``Closed`` once the process shuts down.
+        Raises ``Closed`` once the process shuts down. The request's turn at the database is free meanwhile
+        (historyhub.live.turns).
         """
+        async with turns.away():
+            return await self._wait(timeout)
+
+    async def _wait(self, timeout):
         deadline = self.loop.time() + timeout
         while True:
             try:

@@ -7,10 +7,10 @@ shown) is kept here too, and Slack links are seen and removed, never made: linki
 from django import forms
 from django.contrib import admin, messages
 
-from historyhub.history.errors import DomainError
+from historyhub.history.action_events import Event
+from historyhub.lib.errors import DomainError
 from historyhub.notifications import channels, outbox
-from historyhub.notifications.event_types import Event
-from historyhub.notifications.forms import words
+from historyhub.notifications.glob_text import words
 from historyhub.notifications.models import Attempt, Channel, ChannelKind, Delivery, SlackApp, SlackUserLink
 
 SLACK_SECRETS = ("bot_token", "signing_secret")

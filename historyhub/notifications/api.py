@@ -10,8 +10,8 @@ from ninja import Path, Query, Status
 
 from historyhub.apikeys.auth import ApiKeyAuth, resolved_by
 from historyhub.apikeys.models import Scope
-from historyhub.history.api import errors, page_of
-from historyhub.history.schemas import WITHOUT_NUL, Pagination
+from historyhub.lib.endpoints import errors, page_of
+from historyhub.lib.schemas import WITHOUT_NUL, Pagination
 from historyhub.notifications import channels, outbox
 from historyhub.notifications.schemas import (
     ChannelCreated,

@@ -11,12 +11,22 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from historyhub.data import audit
-from historyhub.history import jsonvalues
-from historyhub.history.errors import InvalidInput, NotFound
+from historyhub.audit import log as audit_log
+from historyhub.history.action_events import Event
+from historyhub.lib import jsonvalues
+from historyhub.lib.errors import InvalidInput, NotFound
 from historyhub.notifications import destinations
-from historyhub.notifications.event_types import Event
 from historyhub.notifications.models import Channel, ChannelKind, Delivery, new_secret
+
+
+class Audited:
+    """What this module records in the audit log (historyhub.audit), by name."""
+
+    CHANNEL_CHANGED = "channel.changed"
+    CHANNEL_CREATED = "channel.created"
+    CHANNEL_DELETED = "channel.deleted"
+    CHANNEL_SECRET_ROTATED = "channel.secret_rotated"
+
 
 MAX_GLOBS = 100
 MAX_GLOB_LENGTH = 200
@@ -73,8 +83,8 @@ def create(project_id, kind, *, actor, **fields):
         channel.secret = new_secret()
     with transaction.atomic():
         channel.save(force_insert=True)
-        audit.record(
-            project_id, actor, audit.Action.CHANNEL_CREATED, channel.pk, kind=kind, **told(channel, MADE_WITH[kind])
+        audit_log.record(
+            project_id, actor, Audited.CHANNEL_CREATED, channel.pk, kind=kind, **told(channel, MADE_WITH[kind])
         )
     return channel
 
@@ -92,7 +102,7 @@ def update(channel, *, actor, **fields):
         columns.append("disabled_reason")
     with transaction.atomic():
         channel.save(update_fields=columns)
-        audit.record(channel.project_id, actor, audit.Action.CHANNEL_CHANGED, channel.pk, **told(channel, changed))
+        audit_log.record(channel.project_id, actor, Audited.CHANNEL_CHANGED, channel.pk, **told(channel, changed))
     return channel
 
 
@@ -104,8 +114,8 @@ def rotate_secret(channel, *, actor):
     channel.secret = new_secret()
     with transaction.atomic():
         channel.save(update_fields=["secret", "previous_secret", "previous_secret_until"])
-        audit.record(
-            channel.project_id, actor, audit.Action.CHANNEL_SECRET_ROTATED, channel.pk, **told(channel, ["secret"])
+        audit_log.record(
+            channel.project_id, actor, Audited.CHANNEL_SECRET_ROTATED, channel.pk, **told(channel, ["secret"])
         )
     return channel
 
@@ -113,8 +123,8 @@ def rotate_secret(channel, *, actor):
 def delete(channel, *, actor):
     """Delete the channel with its deliveries; a channel deleted meanwhile is not found, and nothing recorded."""
     with transaction.atomic():
-        audit.record(
-            channel.project_id, actor, audit.Action.CHANNEL_DELETED, channel.pk, name=channel.name, kind=channel.kind
+        audit_log.record(
+            channel.project_id, actor, Audited.CHANNEL_DELETED, channel.pk, name=channel.name, kind=channel.kind
         )
         if not Channel.objects.filter(pk=channel.pk).delete()[0]:
             raise NotFound(f"Channel {channel.pk!r} was not found.")

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 
-from historyhub.history.errors import InvalidInput
+from historyhub.lib.errors import InvalidInput
 
 MAX_URL_LENGTH = 2000
 REFUSED_MESSAGE = "url must not point at a loopback, private or link-local address."

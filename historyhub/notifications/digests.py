@@ -14,8 +14,7 @@ from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.utils import timezone
 
-from historyhub.history import jsonvalues
-from historyhub.notifications import deadlines
+from historyhub.lib import deadlines, jsonvalues
 from historyhub.notifications.models import DigestEntry
 
 log = logging.getLogger(__name__)

@@ -5,26 +5,25 @@ The body is fixed here, as the webhook sends it: ``{"type", "timestamp", "data":
 callId, clientAction, url}}``. Email and Slack read the same body, so every channel tells the same story.
 """
 
-from fnmatch import fnmatchcase
-
 from django.conf import settings
-from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from historyhub.history import jsonvalues
-from historyhub.history.dialects.base import format_time
-from historyhub.notifications.event_types import Event
+from historyhub.history.action_events import Event
+from historyhub.lib import globs, jsonvalues, session_keys, wakeups
+from historyhub.lib.times import format_time
 from historyhub.notifications.models import Channel, Delivery, DeliveryStatus
-from historyhub.projects import keys
 
-# The worker LISTENs here on PostgreSQL; the notification reaches it when, and only if, the transaction commits.
-WAKE_CHANNEL = "historyhub_outbox"
+
+def on_action_event(sender, event, action, **kwargs):
+    """The receiver of ``action_events.happened`` (connected in ``NotificationsConfig.ready``)."""
+    announce(event, action)
 
 
 def announce(event, action):
+    """Write the outbox rows for ``event`` about ``action``, in the open transaction."""
     event = Event(event)
-    project_id, session_id = keys.split(action.session_id)
+    project_id, session_id = session_keys.split(action.session_id)
     agent = action.session.agent
     channels = [
         channel
@@ -41,21 +40,21 @@ def announce(event, action):
         )
         for channel in channels
     )
-    wake_workers()
+    wakeups.wake_workers()
 
 
 def wants(channel, event, agent, action_name):
     """Whether ``channel`` asked for ``event`` about this agent's action; empty globs match everything."""
     return (
         event in channel.events
-        and (not channel.agents or any(fnmatchcase(agent, glob) for glob in channel.agents))
-        and (not channel.actions or any(fnmatchcase(action_name, glob) for glob in channel.actions))
+        and globs.matches(agent, channel.agents, empty_matches_all=True)
+        and globs.matches(action_name, channel.actions, empty_matches_all=True)
     )
 
 
 def payload(event, action, project_id, session_id, agent, now):
     # The API's own shape of a ClientAction, so a consumer reads webhooks with the same code as answers.
-    from historyhub.history.schemas import ClientActionOut
+    from historyhub.approvals.schemas import ClientActionOut
 
     return {
         "type": str(event),
@@ -74,11 +73,3 @@ def payload(event, action, project_id, session_id, agent, now):
 def action_url(project_id, session_id):
     """The action on the dashboard, absolute: its session's timeline, where its card has the buttons."""
     return settings.HISTORYHUB_PUBLIC_URL + reverse("dashboard:session", args=[project_id, session_id])
-
-
-def wake_workers():
-    """Tell waiting workers there is work, once this transaction commits (a rolled-back one tells nobody)."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_notify(%s, '')", [WAKE_CHANNEL])
-    # SQLite has one worker, which polls (outbox.POLL_SECONDS).

@@ -1,7 +1,7 @@
 """Channels, the outbox and its attempts (docs/notifications.md).
 
 A ``Delivery`` is one event for one channel: an outbox row written in the same
-transaction as the change it announces (``events.announce``), with its body
+transaction as the change it announces (``events.announce``, the receiver of ``history.action_events``), with its body
 fixed then, so every attempt sends the same bytes under the same ``webhook-id``.
 The worker (``outbox``) claims due rows for a lease, sends them through the
 channel's transport and records an ``Attempt`` for each try.
@@ -15,8 +15,8 @@ from django.db import models
 from ulid import ULID
 
 from historyhub.encryption import EncryptedTextField
-from historyhub.history import jsonvalues
-from historyhub.notifications.event_types import Event
+from historyhub.history.action_events import Event
+from historyhub.lib import jsonvalues
 from historyhub.projects.models import Project
 
 
@@ -85,6 +85,12 @@ class Channel(models.Model):
         return jsonvalues.loads(self.actions_json)
 
 
+# "Send a test event" (``trial_event``): one delivery to one channel, whatever events it asks for. Not an Event a
+# channel subscribes to, so it is a delivery's event only.
+TEST_EVENT = "channel.test"
+DELIVERY_EVENTS = [*Event.choices, (TEST_EVENT, "Test")]
+
+
 class DeliveryStatus(models.TextChoices):
     PENDING = "pending"
     DELIVERED = "delivered"
@@ -95,7 +101,7 @@ class Delivery(models.Model):
     """One event for one channel: the outbox row."""
 
     channel = models.ForeignKey(Channel, on_delete=models.CASCADE, related_name="deliveries")
-    event = models.CharField(max_length=40, choices=Event.choices)
+    event = models.CharField(max_length=40, choices=DELIVERY_EVENTS)
     webhook_id = models.CharField(max_length=40, default=new_webhook_id, editable=False)
     # The webhook body as sent (every attempt sends these bytes); email and Slack read it too.
     body = models.TextField()

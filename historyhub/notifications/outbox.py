@@ -18,11 +18,18 @@ from django.db.models import Q
 from django.utils import timezone
 from ulid import ULID
 
-from historyhub.data import audit
-from historyhub.notifications import deadlines
-from historyhub.notifications.events import wake_workers
-from historyhub.notifications.models import Attempt, Channel, Delivery, DeliveryStatus
+from historyhub.audit import log as audit_log
+from historyhub.lib import deadlines
+from historyhub.lib.wakeups import wake_workers
+from historyhub.notifications.models import TEST_EVENT, Attempt, Channel, Delivery, DeliveryStatus
 from historyhub.notifications.transports import Outcome, transport_for
+
+
+class Audited:
+    """What this module records in the audit log (historyhub.audit), by name."""
+
+    DELIVERY_SENT_AGAIN = "delivery.sent_again"
+
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +122,8 @@ def record(delivery, outcome, duration_ms, now=None):
     attempts = delivery.attempt_count + 1
     if outcome.delivered:
         changes = {"status": DeliveryStatus.DELIVERED, "next_attempt_at": None}
-    elif outcome.gone or attempts > len(settings.WEBHOOK_RETRY_DELAYS):
+    elif outcome.gone or attempts > len(settings.WEBHOOK_RETRY_DELAYS) or delivery.event == TEST_EVENT:
+        # A test event is tried once: the person who sent it waits for this answer, not for a retry hours later.
         changes = {"status": DeliveryStatus.FAILED, "next_attempt_at": None}
     else:
         delay = settings.WEBHOOK_RETRY_DELAYS[attempts - 1]
@@ -150,10 +158,10 @@ def send_again(delivery, *, actor):
         Delivery.objects.filter(pk=delivery.pk).update(
             status=DeliveryStatus.PENDING, next_attempt_at=timezone.now(), attempt_count=0, claimed_until=None, claim=""
         )
-        audit.record(
+        audit_log.record(
             channel.project_id,
             actor,
-            audit.Action.DELIVERY_SENT_AGAIN,
+            Audited.DELIVERY_SENT_AGAIN,
             str(delivery.pk),
             channelId=channel.pk,
             channelName=channel.name,

@@ -28,7 +28,7 @@ def credentials() -> Credentials:
     return Credentials(token, secret)
 
 
-def web_client(timeout: float) -> WebClient:
+def web_client(timeout: int) -> WebClient:
     """Slack's Web API at ``SLACK_API_URL``, with the installation's bot token: the only way the server speaks to
     Slack, never through an address a request names."""
     return WebClient(token=credentials().bot_token, base_url=settings.SLACK_API_URL, timeout=timeout)

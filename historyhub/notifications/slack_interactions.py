@@ -4,7 +4,7 @@ Slack POSTs ``payload=<json>`` signed with the installation's signing secret (``
 an unsigned, forged or stale request (more than five minutes, as ``slack-sdk``'s verifier checks) is refused with
 401 and decides nothing. The button's value names the action (its session's key, so its project, and its call
 id). The Slack user, by workspace and user id, acts as the HistoryHub person linked to them (``slack_links``),
-through ``client_actions.decide`` and the decider rule, as on the dashboard. A Slack user linked to nobody is
+through ``deciding.decide`` and the decider rule, as on the dashboard. A Slack user linked to nobody is
 offered a one-time link instead, and nothing is decided. Whatever the clicker is told, Slack shows to them alone
 (``chat.postEphemeral``, at ``SLACK_API_URL``): nothing is ever sent to an address the request names, such as
 its ``response_url``. The message itself is updated by the events the decision announces.
@@ -22,10 +22,10 @@ from django.views.decorators.http import require_POST
 from slack_sdk.errors import SlackClientError
 from slack_sdk.signature import SignatureVerifier
 
+from historyhub.approvals import deciding
 from historyhub.approvals.deciders import Decider
-from historyhub.approvals.decisions import Decision
-from historyhub.history import client_actions
-from historyhub.history.errors import DomainError
+from historyhub.approvals.decisions import DONE, Decision
+from historyhub.lib.errors import DomainError
 from historyhub.notifications import slack_app, slack_links
 from historyhub.notifications.slack_links import LINK_VALID, SlackUser
 from historyhub.notifications.transports.slack import CLICKED, escape
@@ -37,7 +37,6 @@ MAX_BODY_BYTES = 64 * 1024
 MAX_SLACK_ID = 40
 # Slack wants the click answered within three seconds; telling the clicker must fit in them.
 TELL_TIMEOUT_SECONDS = 2
-VERBS = {Decision.APPROVE: "approved", Decision.REJECT: "rejected"}
 
 
 class Click(NamedTuple):
@@ -128,7 +127,7 @@ def answer(click):
     if not person.is_active:
         return "The HistoryHub person your Slack user is linked to is deactivated, so nothing was decided."
     try:
-        resolved = client_actions.decide(
+        resolved = deciding.decide(
             click.session, click.call_id, decision=click.decision, decider=Decider.person(person, via="slack")
         )
     except DomainError as error:
@@ -137,7 +136,7 @@ def answer(click):
     if action.is_waiting:
         counted = "was counted" if resolved.changed else "was already counted"
         return f"Your approval of {name} {counted}; it waits for more approvals."
-    verb = VERBS[click.decision]
+    verb = DONE[Decision(click.decision)].lower()
     return f"You {verb} {name}." if resolved.changed else f"It was already {verb}."
 
 

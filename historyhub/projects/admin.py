@@ -9,10 +9,9 @@ from django import forms
 from django.contrib import admin, messages
 from django.http import HttpResponseRedirect
 
-from historyhub.approvals import policies
-from historyhub.history import validation
-from historyhub.history.errors import DecisionNotAllowed, InvalidInput
-from historyhub.projects import administration
+from historyhub.lib import validation
+from historyhub.lib.errors import DecisionNotAllowed, InvalidInput
+from historyhub.projects import administration, member_changes
 from historyhub.projects.models import Group, Membership, Project
 
 
@@ -47,8 +46,8 @@ def _checked(check, value, *args):
 
 class RefusedChangesShown:
     """A change of members, roles or groups that would leave a policy nobody can satisfy is refused by
-    administration as it is saved (``eligibility.keeping_policies``): the admin's transaction rolls back whole, and
-    the page comes back with the refusal, naming the policy."""
+    administration as it is saved (``member_changes.changing``, where approvals guards its policies): the admin's
+    transaction rolls back whole, and the page comes back with the refusal, naming the policy."""
 
     def changeform_view(self, request, *args, **kwargs):
         try:
@@ -150,8 +149,8 @@ class GroupAdmin(RefusedChangesShown, admin.ModelAdmin):
         deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
         for group in objs:
             protected += [
-                f"Policy: {name} (names the group {group.name})"
-                for name in policies.naming(group.project_id, group.name)
+                f"{kind.capitalize()}: {name} (names the group {group.name})"
+                for kind, name in member_changes.uses_of_group(group.project_id, group.name)
             ]
         return deleted, counts, perms_needed, protected
 

@@ -3,7 +3,8 @@
 The settings page, the admin and the API (with an admin key) all change a project through these functions,
 so each rule is checked in one place; each change is recorded in the audit log here, in its transaction, as
 ``actor``'s (a person's username or "api key: <name>"; docs/data.md). A change of members, roles or groups runs
-inside ``eligibility.keeping_policies``, which refuses it when it would leave a policy nobody can satisfy.
+inside ``member_changes.changing``, where the rules above projects watch over it (approvals refuses one that
+would leave a policy nobody can satisfy: ``eligibility.keeping_policies``).
 """
 
 from django.contrib.auth import get_user_model
@@ -11,11 +12,24 @@ from django.db import transaction
 from django.db.models import Q
 
 from historyhub.apikeys.models import ApiKey, parse_scopes
-from historyhub.approvals import eligibility, policies
-from historyhub.data import audit
-from historyhub.history import validation
-from historyhub.history.errors import DecisionNotAllowed, InvalidInput, NotFound
+from historyhub.audit import log as audit_log
+from historyhub.lib import validation
+from historyhub.lib.errors import DecisionNotAllowed, InvalidInput, NotFound
+from historyhub.projects import member_changes
 from historyhub.projects.models import Group, Membership, Project, Role
+
+
+class Audited:
+    """What this module records in the audit log (historyhub.audit), by name."""
+
+    GROUP_DELETED = "group.deleted"
+    GROUP_SET = "group.set"
+    KEY_ISSUED = "key.issued"
+    KEY_REVOKED = "key.revoked"
+    MEMBER_REMOVED = "member.removed"
+    MEMBER_SET = "member.set"
+    PROJECT_CHANGED = "project.changed"
+
 
 UNCHANGED = object()
 MAX_RETENTION_DAYS = 100 * 365
@@ -50,7 +64,7 @@ def update_project(project, *, actor, name=UNCHANGED, retention_days=UNCHANGED):
         if changed:
             project.save(update_fields=changed)
             details = {AUDITED[field]: {"old": getattr(stored, field), "new": wanted[field]} for field in changed}
-            audit.record(project.pk, actor, audit.Action.PROJECT_CHANGED, project.pk, **details)
+            audit_log.record(project.pk, actor, Audited.PROJECT_CHANGED, project.pk, **details)
     return project
 
 
@@ -85,19 +99,19 @@ def person(username):
 def set_member(project, username, role, *, actor):
     """Make the person a member with ``role``, or change their role."""
     role = validation.choice(role, Role.values, "role")
-    with eligibility.keeping_policies(project.pk):
+    with member_changes.changing(project.pk):
         membership, _ = Membership.objects.update_or_create(
             project=project, user=person(username), defaults={"role": role}
         )
-        audit.record(project.pk, actor, audit.Action.MEMBER_SET, username, role=role)
+        audit_log.record(project.pk, actor, Audited.MEMBER_SET, username, role=role)
     return membership
 
 
 def remove_member(project, username, *, actor):
     """The person leaves the project and its groups."""
     user = person(username)
-    with eligibility.keeping_policies(project.pk):
-        audit.record(project.pk, actor, audit.Action.MEMBER_REMOVED, username)
+    with member_changes.changing(project.pk):
+        audit_log.record(project.pk, actor, Audited.MEMBER_REMOVED, username)
         if not Membership.objects.filter(project=project, user=user).delete()[0]:
             raise NotFound(f"{username!r} is not a member of this project.")
         for group in Group.objects.filter(project=project, members=user):
@@ -133,22 +147,23 @@ def put_group(project, name, usernames, *, actor):
     unknown = sorted(wanted - {user.username for user in people})
     if unknown:
         raise InvalidInput(f"{unknown[0]!r} is not a member of this project.")
-    with eligibility.keeping_policies(project.pk):
+    with member_changes.changing(project.pk):
         group, _ = Group.objects.get_or_create(project=project, name=name)
         group.members.set(people)
-        audit.record(project.pk, actor, audit.Action.GROUP_SET, name, members=sorted(wanted))
+        audit_log.record(project.pk, actor, Audited.GROUP_SET, name, members=sorted(wanted))
     return group
 
 
 def delete_group(project, name, *, actor):
     """Delete the group, unless a policy names it: an action under that policy could then be decided by nobody."""
-    with eligibility.keeping_policies(project.pk):
-        naming = policies.naming(project.pk, name)
-        if naming:
-            raise DecisionNotAllowed(f"The policy {naming[0]!r} names the group {name!r}; change the policy first.")
+    with member_changes.changing(project.pk):
+        uses = member_changes.uses_of_group(project.pk, name)
+        if uses:
+            kind, user = uses[0]
+            raise DecisionNotAllowed(f"The {kind} {user!r} names the group {name!r}; change the {kind} first.")
         if not Group.objects.filter(project=project, name=name).delete()[0]:
             raise NotFound(f"There is no group {name!r} in this project.")
-        audit.record(project.pk, actor, audit.Action.GROUP_DELETED, name)
+        audit_log.record(project.pk, actor, Audited.GROUP_DELETED, name)
 
 
 def groups(project):
@@ -169,7 +184,7 @@ def issue_key(project, name, scopes, *, actor, made_by=None):
         raise InvalidInput(str(error)) from None
     with transaction.atomic():
         api_key, key = ApiKey.issue(name, scopes, project=project, created_by=made_by)
-        audit.record(project.pk, actor, audit.Action.KEY_ISSUED, name, scopes=api_key.scopes, prefix=api_key.prefix)
+        audit_log.record(project.pk, actor, Audited.KEY_ISSUED, name, scopes=api_key.scopes, prefix=api_key.prefix)
     return api_key, key
 
 
@@ -179,7 +194,7 @@ def revoke_key(project, key_pk, *, actor):
         if api_key is None:
             raise NotFound("There is no such active key in this project.")
         api_key.revoke()
-        audit.record(project.pk, actor, audit.Action.KEY_REVOKED, api_key.name, prefix=api_key.prefix)
+        audit_log.record(project.pk, actor, Audited.KEY_REVOKED, api_key.name, prefix=api_key.prefix)
     return api_key
 
 

@@ -10,9 +10,9 @@ from ninja import Field, Path, Schema, Status
 
 from historyhub.apikeys.auth import ApiKeyAuth, resolved_by
 from historyhub.apikeys.models import Scope
-from historyhub.history.api import errors
-from historyhub.history.schemas import WITHOUT_NUL, Identifier, Out, example
-from historyhub.history.validation import MAX_ID_LENGTH
+from historyhub.lib.endpoints import errors
+from historyhub.lib.schemas import WITHOUT_NUL, Identifier, Out, example
+from historyhub.lib.validation import MAX_ID_LENGTH
 from historyhub.projects import administration
 from historyhub.projects.scoping import ScopedRouter
 
@@ -66,7 +66,7 @@ def get_project(request):
 def update_project(request, body: ProjectPatch):
     """Change the project's name or retention; the fields left out stay as they are."""
     given = body.model_fields_set
-    changes = {}
+    changes: dict[str, object] = {}
     if "name" in given:
         changes["name"] = body.name
     if "retentionDays" in given:

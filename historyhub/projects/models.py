@@ -4,7 +4,7 @@ to one, and nothing crosses the line (docs/projects.md)."""
 from django.conf import settings
 from django.db import models
 
-from historyhub.projects.keys import DEFAULT_PROJECT
+from historyhub.encryption import EncryptedTextField
 
 
 class Role(models.TextChoices):
@@ -34,10 +34,6 @@ class Project(models.Model):
 
     def __str__(self):
         return self.name or self.id
-
-    @property
-    def is_default(self):
-        return self.id == DEFAULT_PROJECT
 
 
 class Membership(models.Model):
@@ -72,3 +68,67 @@ class Group(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.project_id})"
+
+
+class Invitation(models.Model):
+    """An invitation to a project by email (historyhub.projects.invitations): single-use, expiring, revocable.
+
+    The link's token is kept only as its SHA-256 (``token_hash``); until the worker has mailed it, the link waits
+    in ``mail_token``, encrypted at rest, and is emptied once sent (historyhub.projects.invitation_mail)."""
+
+    id = models.CharField(primary_key=True, max_length=26, help_text="A ULID, the API's invitationId.")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField(max_length=254)
+    role = models.CharField(max_length=16, choices=Role.choices, default=Role.VIEWER)
+    token_hash = models.CharField(max_length=64, unique=True)
+    invited_by = models.CharField(max_length=200, help_text="A person's username or “api key: <name>”.")
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    mail_token = EncryptedTextField(blank=True, default="", help_text="The link's token until it is mailed.")
+    mailed_at = models.DateTimeField(null=True, blank=True)
+    mail_attempts = models.PositiveIntegerField(default=0)
+    next_mail_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["project", "expires_at"], name="invitation_by_project"),
+            models.Index(fields=["next_mail_at"], name="invitation_mail_due"),
+        ]
+
+    def __str__(self):
+        return f"{self.email} to {self.project_id} as {self.role}"
+
+
+class PendingEmail(models.Model):
+    """A person's new email address, waiting for its confirmation link to be opened
+    (historyhub.projects.email_change)."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE, related_name="pending_email"
+    )
+    email = models.EmailField(max_length=254)
+    requested_at = models.DateTimeField()
+
+    def __str__(self):
+        return f"{self.user} → {self.email}"
+
+
+class PersonSettings(models.Model):
+    """What a person chooses for themselves, in no project: the time zone the dashboard shows times in
+    (docs/dashboard.md, "Times"). No row, or an empty zone: the browser's own."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, primary_key=True, on_delete=models.CASCADE, related_name="person_settings"
+    )
+    time_zone = models.CharField(
+        max_length=64, blank=True, default="", help_text="An IANA time zone (Europe/Berlin); empty: the browser's."
+    )
+
+    def __str__(self):
+        return f"{self.user}: {self.time_zone or 'browser time zone'}"

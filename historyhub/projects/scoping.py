@@ -11,12 +11,12 @@ from functools import wraps
 
 from ninja import Router
 
-from historyhub.projects import keys
+from historyhub.lib import session_keys
 
 
 def session_key(request, session_id):
     """The key of the session ``session_id`` names in the request's project."""
-    return keys.session_key(request.auth.project_id, session_id)
+    return session_keys.session_key(request.auth.project_id, session_id)
 
 
 def in_project(view):

@@ -5,7 +5,7 @@ from typing import Annotated
 from ninja import Path, Query, Status
 
 from historyhub.apikeys.auth import resolved_by
-from historyhub.history.api import SessionId, errors, page_of
+from historyhub.lib.endpoints import SessionId, errors, page_of
 from historyhub.projects.scoping import ScopedRouter
 from historyhub.runs import parking
 from historyhub.runs.schemas import RUN_ID_PATTERN, ClaimIn, RunIn, RunOut, RunPage, RunQuery

@@ -13,10 +13,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Prefetch, Q
 from django.utils import timezone
 
-from historyhub.history import sessions, validation
-from historyhub.history.errors import DomainError, InvalidInput, NotFound
+from historyhub.history import sessions
 from historyhub.history.models import ClientAction, ClientActionStatus
-from historyhub.projects import keys
+from historyhub.lib import session_keys, validation
+from historyhub.lib.errors import DomainError, InvalidInput, NotFound
 from historyhub.runs.models import Run
 
 # Run ids travel in paths: the characters of session ids, so every stored id can be addressed.
@@ -54,7 +54,9 @@ def park(key, run_id, *, agent, state, call_ids):
         unknown = sorted(set(call_ids) - {action.call_id for action in actions})
         if unknown:
             # The same answer as the client-action endpoints give for a call id the session lacks.
-            raise NotFound(f"Client action {unknown[0]!r} was not found in session {keys.session_id_of(key)!r}.")
+            raise NotFound(
+                f"Client action {unknown[0]!r} was not found in session {session_keys.session_id_of(key)!r}."
+            )
         try:
             with transaction.atomic():
                 run = Run.objects.create(session=session, run_id=run_id, agent=agent, state=state)
@@ -72,7 +74,7 @@ def get(key, run_id):
     run = with_readiness(Run.objects.filter(session_id=key, run_id=run_id)).first()
     if run is None:
         sessions.get(key)
-        raise NotFound(f"Run {run_id!r} was not found in session {keys.session_id_of(key)!r}.")
+        raise NotFound(f"Run {run_id!r} was not found in session {session_keys.session_id_of(key)!r}.")
     return run
 
 
@@ -91,7 +93,7 @@ def search(project, *, ready=None, agent=None, session_id=None):
     if agent:
         runs = runs.filter(agent=agent)
     if session_id:
-        runs = runs.filter(session_id=keys.session_key(project, session_id))
+        runs = runs.filter(session_id=session_keys.session_key(project, session_id))
     return runs.order_by("updated_at", "pk")
 
 

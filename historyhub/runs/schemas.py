@@ -2,8 +2,8 @@
 
 from ninja import Field, Schema
 
-from historyhub.history.schemas import Filter, Identifier, Out, Page, Pagination, Text, Time, example
-from historyhub.projects import keys
+from historyhub.lib import session_keys
+from historyhub.lib.schemas import Filter, Identifier, Out, Page, Pagination, Text, Time, example
 from historyhub.runs.parking import MAX_AWAITED, MAX_LEASE_SECONDS, RUN_ID
 
 RUN_ID_PATTERN = f"^{RUN_ID.pattern}$"
@@ -48,7 +48,7 @@ class RunSummary(Out):
     @staticmethod
     def resolve_session_id(run):
         """The id its project knows the session by, not the session's key."""
-        return keys.session_id_of(run.session_id)
+        return session_keys.session_id_of(run.session_id)
 
     @staticmethod
     def resolve_call_ids(run):

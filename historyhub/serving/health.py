@@ -8,10 +8,14 @@
 - ``/healthz/details``, only for a request made on this machine (see ``on_this_machine``): the
   worker's pid, the waits and live streams it holds open, and when each worker beside the server
   (the notification worker, the sweep) last ran (``heartbeats``; null when the database does not
-  answer). To anyone else it does not exist: the request goes on to Django, which answers 404.
+  answer), and the replica's lag and whether pages read it (null when there is none;
+  docs/scaling.md). To anyone else it does not exist: the request goes on to Django, which answers 404.
 
 The check runs on one thread of its own, whatever the request threads are doing; probes that come
-while it runs share its result, so a flood of probes makes one query at a time.
+while it runs share its result, so a flood of probes makes one query at a time. On PostgreSQL it asks on a
+connection of its own, outside the requests' pool: a pool that a burst of requests keeps busy is load, not
+illness, and a load balancer that took it for illness would cut every wait the server holds
+(docs/scaling.md, "The balancer"). The details' reads run on another thread, so they never delay a probe.
 """
 
 import asyncio
@@ -20,10 +24,12 @@ import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
 
+import psycopg
 from django.db import connection
 from django.http import JsonResponse
 
 from historyhub import live
+from historyhub.databases import replica
 from historyhub.serving import answers, heartbeats, static_files
 
 logger = logging.getLogger(__name__)
@@ -45,6 +51,7 @@ async def answered(scope, send):
             "worker": os.getpid(),
             "subscribers": live.hub.subscriber_count(),
             "workers": await checks.last_runs(),
+            "replica": await checks.replica(),
         }
         await answers.send(send, JsonResponse(details))
         return True
@@ -68,8 +75,12 @@ def on_this_machine(scope):
 class Checks:
     def __init__(self):
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="healthz")
+        self.details_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="healthz-details")
         self.running = None
         self.last = OK
+        # The check's own PostgreSQL connection, used only on the check's thread; None until the first check and
+        # after a failure (the next check connects afresh).
+        self.own = None
 
     async def status(self):
         loop = asyncio.get_running_loop()
@@ -84,11 +95,19 @@ class Checks:
         """Each worker's last run, read on the checks' thread; None when the database cannot say in time."""
         loop = asyncio.get_running_loop()
         try:
-            reading = asyncio.wrap_future(self.executor.submit(self.read_last_runs), loop=loop)
+            reading = asyncio.wrap_future(self.details_executor.submit(self.read_last_runs), loop=loop)
             return await asyncio.wait_for(reading, CHECK_SECONDS)
         except Exception as error:  # details are for people looking: a failure reads as "unknown"
             logger.warning("/healthz/details: no heartbeats (%s: %s)", type(error).__name__, error)
             return None
+
+    async def replica(self):
+        """The replica's state as the pages see it (asked at most a second ago); None when there is none."""
+        if not replica.configured():
+            return None
+        loop = asyncio.get_running_loop()
+        current = self.details_executor.submit(replica.status.current)
+        return (await asyncio.wrap_future(current, loop=loop)).as_json()
 
     def read_last_runs(self):
         try:
@@ -100,14 +119,36 @@ class Checks:
         if not static_files.collected():
             return self.report(NOT_READY, "the static files are not collected: bin/start collects them when it starts")
         try:
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT 1")
+            self.select_one()
         except Exception as error:  # any database failure means unhealthy
+            self.forget()
             return self.report(UNAVAILABLE, f"the database failed ({type(error).__name__}: {error})")
-        finally:
-            # Back to the pool (or closed, on SQLite) between probes.
-            connection.close()
         return self.report(OK, "")
+
+    def select_one(self):
+        if connection.vendor != "postgresql":
+            try:
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT 1")
+            finally:
+                # Closed between probes (SQLite has no pool).
+                connection.close()
+            return
+        if self.own is not None:
+            try:
+                self.own.execute("SELECT 1")
+                return
+            except psycopg.Error:
+                # Closed under it (PostgreSQL restarted): the answer is whether a new connection works.
+                self.forget()
+        params = {**connection.get_connection_params(), "connect_timeout": CHECK_SECONDS}
+        self.own = psycopg.connect(**params, autocommit=True, application_name="historyhub healthz")
+        self.own.execute("SELECT 1")
+
+    def forget(self):
+        if self.own is not None:
+            self.own.close()
+            self.own = None
 
     def report(self, status, reason):
         """``status``, logged when it changes, with the reason that the answer itself leaves out."""

@@ -39,6 +39,10 @@ def bearer_token(scope):
     return None
 
 
+# Where a request's scope carries the application that routed it here.
+APPLICATION = "historyhub.application"
+
+
 def header(scope, wanted):
     return next((value.decode("latin-1") for name, value in scope["headers"] if name == wanted), "")
 
@@ -54,13 +58,11 @@ def _active_key(token):
 
 def _client_for_request(ctx):
     """The API client a tool call uses (closed when the call ends): the caller's key, this process's
-    application, the caller's host."""
-    from historyhub.asgi import application  # the module that routes /mcp here
-
+    application (the one that routed the request here, ``answer``), the caller's host."""
     request = ctx.request_context.request
     token = bearer_token(request.scope)
     base_url = f"{request.url.scheme}://{request.headers.get('host', '127.0.0.1')}"
-    transport = httpx2.ASGITransport(app=application)
+    transport = httpx2.ASGITransport(app=request.scope[APPLICATION])
     return AsyncHistoryHubClient(base_url, token, transport=transport)
 
 
@@ -96,7 +98,9 @@ async def _serve(ready):
         raise
 
 
-async def answer(scope, receive, send):
+async def answer(scope, receive, send, *, application):
+    """Serve an MCP request; ``application`` is the ASGI app that routed it here, which the tools call back into
+    (passed in rather than imported, so this module does not import the one above it)."""
     domain, _ = split_domain_port(header(scope, b"host"))
     if not domain or not validate_host(domain, settings.ALLOWED_HOSTS):
         await answers.send(send, faults.error_response("invalid_input", "This host is not served here.", 400))
@@ -111,4 +115,4 @@ async def answer(scope, receive, send):
         await answers.send(send, faults.unauthorized())
         return
     manager = await _started_manager()
-    await manager.handle_request(scope, receive, send)
+    await manager.handle_request({**scope, APPLICATION: application}, receive, send)

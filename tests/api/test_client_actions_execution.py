@@ -15,9 +15,9 @@ from django.test import Client
 from django.urls import reverse
 
 from historyhub.apikeys.models import ApiKey
-from historyhub.data.models import AuditEntry
+from historyhub.audit.models import AuditEntry
 from historyhub.history import digests
-from historyhub.notifications.event_types import Event
+from historyhub.history.action_events import Event
 from historyhub.notifications.models import Channel, Delivery
 from historyhub.projects.models import Project, Role
 from tests.support.actors import ApiClient, KeyedApiClient, logged_in, make_member

@@ -1,6 +1,6 @@
 import pytest
 
-from historyhub.history.validation import PAGINATION_MESSAGE
+from historyhub.lib.validation import PAGINATION_MESSAGE
 from tests.support.readers import assert_error
 
 

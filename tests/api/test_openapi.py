@@ -4,8 +4,8 @@ import jsonschema
 import pytest
 from openapi_spec_validator import validate
 
-from historyhub.approvals import response_schemas
-from historyhub.history.errors import InvalidInput
+from historyhub.history import response_schemas
+from historyhub.lib.errors import InvalidInput
 from tests.support.html import parse
 from tests.support.readers import ERROR_REF, operations
 
@@ -34,6 +34,7 @@ ENDPOINTS = {
     ("post", "/api/v1/sessions/{sessionId}/client-actions/{callId}/result"),
     ("post", "/api/v1/sessions/{sessionId}/client-actions/{callId}/decision"),
     ("post", "/api/v1/sessions/{sessionId}/client-actions/{callId}/execution"),
+    ("get", "/api/v1/sessions/{sessionId}/client-actions/{callId}/receipt"),
     ("put", "/api/v1/sessions/{sessionId}/runs/{runId}"),
     ("get", "/api/v1/sessions/{sessionId}/runs/{runId}"),
     ("delete", "/api/v1/sessions/{sessionId}/runs/{runId}"),
@@ -49,9 +50,13 @@ ENDPOINTS = {
     ("get", "/api/v1/groups"),
     ("put", "/api/v1/groups/{name}"),
     ("delete", "/api/v1/groups/{name}"),
+    ("post", "/api/v1/invitations"),
+    ("get", "/api/v1/invitations"),
+    ("delete", "/api/v1/invitations/{invitationId}"),
     ("post", "/api/v1/erasures"),
     ("get", "/api/v1/export"),
     ("post", "/api/v1/import"),
+    ("get", "/api/v1/audit"),
     ("get", "/api/v1/channels"),
     ("post", "/api/v1/channels"),
     ("patch", "/api/v1/channels/{channelId}"),
@@ -61,6 +66,10 @@ ENDPOINTS = {
     ("post", "/api/v1/channels/{channelId}/deliveries/{deliveryId}/retry"),
     ("get", "/api/v1/policies"),
     ("put", "/api/v1/policies"),
+    ("get", "/api/v1/insights/approvals"),
+    ("get", "/api/v1/insights/usage"),
+    ("get", "/api/v1/prices"),
+    ("put", "/api/v1/prices"),
 }
 
 

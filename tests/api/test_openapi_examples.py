@@ -35,7 +35,10 @@ WALK = [
     ("supplyClientActionResult", 200, "agent"),
     ("updateProject", 200, "admin"),
     ("putGroup", 200, "admin"),
+    ("createInvitation", 201, "admin"),
+    ("revokeInvitation", 204, "admin"),
     ("replacePolicies", 200, "admin"),
+    ("replacePrices", 200, "admin"),
     ("createChannel", 201, "admin"),
     ("updateChannel", 200, "admin"),
     # Last: it erases the walk's session (its customer is the example's).
@@ -88,6 +91,8 @@ def test_every_example_is_a_request_that_succeeds(db, anonymous):
         assert response.status_code == status, (name, response.content)
         if name == "createChannel":
             made["channelId"] = response.json()["channelId"]
+        if name == "createInvitation":
+            made["invitationId"] = response.json()["invitationId"]
     # The reads, with their path examples, find what the walk made.
     path, _ = request_of(spec, by_id["getSession"])
     assert clients["agent"].get(path).status_code == 404, "the erasure example erased the walk's session"

@@ -5,12 +5,11 @@ from datetime import timedelta
 
 import pytest
 
-from historyhub.approvals import escalation
+from historyhub.approvals import deciding, escalation
 from historyhub.approvals.deciders import Decider
-from historyhub.history import client_actions
-from historyhub.history.dialects.base import format_time
 from historyhub.history.dialects.base import parse_timestamp as parse_time
-from historyhub.history.errors import DecisionNotAllowed, Forbidden
+from historyhub.lib.errors import DecisionNotAllowed, Forbidden
+from historyhub.lib.times import format_time
 from historyhub.projects.models import Group, Role
 from tests.support.actors import make_member
 from tests.support.readers import assert_error
@@ -46,7 +45,7 @@ def open_refund(api, session_id, amount, call_id="r1"):
 
 
 def vote(person, session_id, call_id="r1", **decision):
-    return client_actions.decide(session_id, call_id, decider=person, **{"decision": "approve", **decision}).action
+    return deciding.decide(session_id, call_id, decider=person, **{"decision": "approve", **decision}).action
 
 
 def test_policies_are_replaced_by_an_admin_key_and_read_by_any(admin_api, read_api, api, policy):

@@ -59,6 +59,9 @@ PROJECT_WIDE = {
     "listGroups",
     "putGroup",
     "deleteGroup",
+    "createInvitation",
+    "listInvitations",
+    "revokeInvitation",
     "createErasure",
     "exportSessions",
     "importSessions",
@@ -71,6 +74,11 @@ PROJECT_WIDE = {
     "rotateChannelSecret",
     "listPolicies",
     "replacePolicies",
+    "listAuditEntries",
+    "getApprovalInsights",
+    "getUsageInsights",
+    "listPrices",
+    "replacePrices",
 }
 
 

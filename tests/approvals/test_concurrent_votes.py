@@ -5,7 +5,7 @@ one approval too few (docs/api.md, "Several approvers")."""
 import pytest
 from django.contrib.auth.models import User
 
-from historyhub.approvals import policies
+from historyhub.approvals import deciding, policies
 from historyhub.approvals.deciders import Decider
 from historyhub.approvals.models import Vote
 from historyhub.history import client_actions, sessions
@@ -26,7 +26,7 @@ def waiting_refund():
 
 def approve(index, arguments=None):
     person = Decider.person(User.objects.get(username=f"approver{index}"))
-    action = client_actions.decide("ses_votes", "r1", decision="approve", arguments=arguments, decider=person).action
+    action = deciding.decide("ses_votes", "r1", decision="approve", arguments=arguments, decider=person).action
     return action.status
 
 

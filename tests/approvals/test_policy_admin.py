@@ -3,7 +3,7 @@
 from django.urls import reverse
 
 from historyhub.approvals.models import Policy
-from historyhub.data.models import AuditEntry
+from historyhub.audit.models import AuditEntry
 from historyhub.projects.models import Group
 
 FORM = {

@@ -15,11 +15,11 @@ from django.urls import reverse
 from historyhub.apikeys.models import ApiKey
 from historyhub.approvals import eligibility, escalation, policies
 from historyhub.approvals.models import Policy
-from historyhub.data.models import AuditEntry
-from historyhub.history.errors import DecisionNotAllowed
+from historyhub.audit.models import AuditEntry
 from historyhub.history.models import ClientAction
+from historyhub.lib.errors import DecisionNotAllowed
+from historyhub.notifications.delivery_worker import Worker
 from historyhub.notifications.models import Delivery
-from historyhub.notifications.worker import Worker
 from historyhub.projects import administration
 from historyhub.projects.models import Group, Membership, Project, Role
 from tests.support.actors import ApiClient, make_member

@@ -110,6 +110,8 @@ def log_in(page, username, password):
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()
     expect(page.get_by_role("heading", name="Sessions", exact=True)).to_be_visible()
+    # The heading can show before the stylesheet applies: what a test measures next (colours, widths) needs it.
+    page.wait_for_load_state("load")
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from historyhub.history.demo_data import write_demo
+from historyhub.demo.demo_data import write_demo
 from historyhub.projects.models import Role
 from tests.browser.conftest import log_in, watched_page
 from tests.support.actors import make_member
@@ -40,7 +40,11 @@ PAGES = {
     "a long report and tool output": "/p/default/sessions/demo-incident-report/",
     "a session with a subagent": "/p/default/sessions/demo-research-batteries/",
     "approvals": "/p/default/approvals/",
+    "decided actions, to read": "/p/default/approvals/?state=closed",
     "settings": "/p/default/settings/",
+    "audit log": "/p/default/settings/audit/",
+    "channels": "/p/default/settings/channels/",
+    "export and import": "/p/default/settings/data/",
     "a page that is not there": "/p/default/sessions/no-such-session/",
 }
 

@@ -60,18 +60,35 @@ def test_only_the_allowed_buttons_show_and_the_answer_form_answers(approver_page
     card = page.locator(".entry-client_action")
     expect(card.get_by_role("button")).to_have_text(["Respond", "Dismiss"])
 
-    # The browser itself refuses 5000 (max="1000" on the field); an empty required field is the server's to refuse.
-    card.get_by_label("Channel").select_option("email")
-    card.get_by_role("button", name="Respond").click()
-    expect(card.locator(".answer-field", has_text="Amount").get_by_role("alert")).to_have_text(
-        "This field is required."
-    )
-    expect(card.get_by_label("Channel")).to_have_value("email")
-    assert client_actions.get("ask-1", "call_ask").status == "waiting"
-
     card.get_by_label("Amount").fill("250")
     card.get_by_label("Channel").select_option("phone")
     card.get_by_role("button", name="Respond").click()
     expect(card).to_contain_text("answered")
     action = client_actions.get("ask-1", "call_ask")
     assert (action.status, action.response) == ("answered", {"amount": 250, "channel": "phone"})
+
+
+def test_the_fields_respond_needs_are_marked_and_asked_for_before_responding_but_not_before_dismissing(
+    approver_page, asking_session
+):
+    page = approver_page
+    page.goto("/p/default/sessions/ask-1/")
+    card = page.locator(".entry-client_action")
+    amount, channel = card.get_by_label("Amount"), card.get_by_label("Channel")
+    # Marked for the browser, for a screen reader, and for the eye; the label's name stays "Amount".
+    expect(amount).to_have_attribute("required", "")
+    expect(amount).to_have_attribute("aria-required", "true")
+    expect(card.locator(".answer-field", has_text="Amount").locator(".required-marker")).to_have_text("required")
+    expect(amount).to_have_accessible_name("Amount")
+    expect(channel).not_to_have_attribute("required", "")
+    expect(card.locator(".answer-field", has_text="Channel").locator(".required-marker")).to_have_count(0)
+
+    # Respond with Amount empty: the browser asks for it where it is, and sends nothing.
+    card.get_by_role("button", name="Respond").click()
+    expect(amount).to_be_focused()
+    assert amount.evaluate("field => field.validity.valueMissing")
+
+    # Dismiss needs no answer: the browser lets it through with Amount still empty.
+    card.get_by_role("button", name="Dismiss").click()
+    expect(card.locator("summary .badge")).to_have_text("dismissed")
+    assert client_actions.get("ask-1", "call_ask").status == "dismissed"

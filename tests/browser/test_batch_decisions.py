@@ -1,7 +1,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from historyhub.dashboard.views import APPROVALS_PAGE_SIZE
+from historyhub.dashboard.inbox_page import APPROVALS_PAGE_SIZE
 from historyhub.history import client_actions, sessions
 from tests.support.browser import screenshot
 

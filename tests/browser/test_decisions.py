@@ -6,6 +6,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from historyhub.apikeys.models import ApiKey
+from historyhub.approvals import deciding
 from historyhub.history import client_actions, sessions
 from tests.support.actors import as_approver
 from tests.support.browser import LIVE_TIMEOUT_MS, RequestLog, screenshot
@@ -221,7 +222,7 @@ def test_the_approvals_page_shows_an_action_the_moment_an_agent_asks_and_drops_o
     expect(items).to_have_count(4, timeout=LIVE_TIMEOUT_MS)
     expect(page.locator("#inbox-count")).to_have_text("4")
 
-    client_actions.decide("refund-1", "call_refund", decision="approve", decider=as_approver("someone else"))
+    deciding.decide("refund-1", "call_refund", decision="approve", decider=as_approver("someone else"))
     expect(items).to_have_count(3, timeout=LIVE_TIMEOUT_MS)
     expect(page.locator("#inbox-count")).to_have_text("3")
     expect(page.get_by_label("Comment on send_invoice")).to_have_value("typing while others work")

@@ -5,7 +5,8 @@ import pytest
 from playwright.sync_api import expect
 
 from historyhub.history import item_log, sessions
-from historyhub.projects import administration, keys
+from historyhub.lib import session_keys
+from historyhub.projects import administration
 from historyhub.projects.models import Role
 from tests.support.actors import make_member
 
@@ -24,7 +25,9 @@ def test_a_person_in_two_projects_switches_between_them_and_never_sees_a_third(p
         if project != "default":
             administration.create_project(project, project.capitalize())
         sessions.ensure(agent="support", project=project, session_id="support-42", name=f"{customer}'s refund")
-        item_log.append(keys.session_key(project, "support-42"), [{"role": "user", "content": f"I am {customer}."}])
+        item_log.append(
+            session_keys.session_key(project, "support-42"), [{"role": "user", "content": f"I am {customer}."}]
+        )
     make_member("both", Role.VIEWER, project="finance")
     administration.set_member(administration.Project.objects.get(pk="default"), "both", Role.APPROVER, actor="tests")
 

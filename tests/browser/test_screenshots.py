@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from historyhub.history.demo_data import write_demo
+from historyhub.demo.demo_data import write_demo
 from tests.browser.conftest import log_in, watched_page
 from tests.support.browser import SCREENSHOTS, screenshot
 
@@ -19,6 +19,7 @@ PAGES = {
     "sessions": "/p/default/",
     "session": "/p/default/sessions/demo-incident-report/",
     "approvals": "/p/default/approvals/",
+    "insights": "/p/default/insights/",
 }
 LOOKS = {
     "1280-light": ({"width": 1280, "height": 900}, "light"),

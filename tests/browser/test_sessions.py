@@ -1,7 +1,7 @@
 import pytest
 from playwright.sync_api import expect
 
-from historyhub.dashboard.views import SESSIONS_PAGE_SIZE
+from historyhub.dashboard.sessions_page import SESSIONS_PAGE_SIZE
 from historyhub.history import client_actions, item_log, sessions
 from tests.support.browser import LIVE_TIMEOUT_MS, screenshot
 

@@ -6,7 +6,7 @@ from django.contrib.auth.models import Permission, User
 from django.test import Client
 
 from historyhub.apikeys.models import ApiKey, hash_key
-from historyhub.approvals import policies
+from historyhub.approvals import deciding, policies
 from historyhub.history import client_actions, item_log, sessions, transactions
 from historyhub.history.models import ClientAction, Item, Operation, Session
 from historyhub.projects.models import Group, Membership, Project, Role
@@ -26,7 +26,7 @@ def data(refund):
     sessions.ensure(agent="researchAgent", session_id="brief-1", name="Battery brief")
     item_log.append("brief-1", [{"id": "m1", "role": "user", "content": "Summarise <b>battery</b> rules."}])
     client_actions.open_action("brief-1", call_id="later", name="publish", arguments={"where": "blog"})
-    client_actions.decide("brief-1", "later", decision="reject", decider=as_approver("someone"))
+    deciding.decide("brief-1", "later", decision="reject", decider=as_approver("someone"))
     client_actions.open_action("brief-1", call_id="newest", name="archive", arguments={})
 
 
@@ -124,7 +124,7 @@ def test_the_admin_approves_through_the_domain_as_the_admin_user(admin_client, d
 
 
 def test_the_admin_decides_all_the_selected_actions_or_none_and_says_why(admin_client, data):
-    client_actions.decide("refund-1", "call_refund", decision="approve", decider=as_approver("colleague"))
+    deciding.decide("refund-1", "call_refund", decision="approve", decider=as_approver("colleague"))
     selected = ClientAction.objects.filter(call_id__in=["newest", "call_refund"]).values_list("pk", flat=True)
     response = admin_client.post(
         "/admin/history/clientaction/",

@@ -5,7 +5,8 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from historyhub.dashboard.views import APPROVALS_PAGE_SIZE
+from historyhub.approvals import deciding
+from historyhub.dashboard.inbox_page import APPROVALS_PAGE_SIZE
 from historyhub.history import client_actions, sessions
 from historyhub.history.models import ClientAction
 from tests.support.actors import HTMX, as_approver, post
@@ -22,7 +23,7 @@ def inbox(db):
     client_actions.open_action("s-old", call_id="a1", name="issue_refund", arguments={"amount": 750})
     client_actions.open_action("s-new", call_id="b/1", name="send_invoice", arguments={"to": "chen@example.com"})
     client_actions.open_action("s-new", call_id="b2", name="close_account", arguments={})
-    client_actions.decide("s-new", "b2", decision="approve", decider=as_approver("someone"))
+    deciding.decide("s-new", "b2", decision="approve", decider=as_approver("someone"))
     ClientAction.objects.filter(call_id="a1").update(created_at=timezone.now() - timedelta(hours=3))
 
 
@@ -80,7 +81,9 @@ def test_no_field_of_a_decision_form_decides_by_enter(approver_client, inbox):
         first, second = form.all("button[type=submit]")[:2]
         assert first.get("disabled") == "" and first.get("hidden") == "" and not first.get("name")
         assert second.get("disabled") is None and second.get("hidden") == "" and not second.get("name")
-        assert [button.text() for button in form.all("button[name=decision]")] == ["Approve", "Reject"]
+        # The batch bar offers every decision a batch may take (batch.DECISIONS); a card, those its action allows.
+        offered = ["Approve", "Reject", "Dismiss"] if form.get("id") == "bulk-decision" else ["Approve", "Reject"]
+        assert [button.text() for button in form.all("button[name=decision]")] == offered
     assert [field.tag for field in page.all("form.approval-decision [name=comment], #bulk-comment")] == ["textarea"] * 3
 
 

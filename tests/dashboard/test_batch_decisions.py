@@ -1,10 +1,13 @@
 """Deciding several actions on the approvals page: a confirmation lists exactly what will be decided,
-and the confirmed decision decides exactly that (historyhub/dashboard/batch.py)."""
+and the confirmed decision decides exactly that (historyhub/approvals/batch.py, historyhub/dashboard/batch_page.py)."""
 
 import pytest
+from django.contrib.auth.models import User
+from django.test import Client
 from django.urls import reverse
 
-from historyhub.dashboard.views import APPROVALS_PAGE_SIZE
+from historyhub.approvals import deciding
+from historyhub.dashboard.inbox_page import APPROVALS_PAGE_SIZE
 from historyhub.history import client_actions, sessions
 from tests.support.actors import as_approver, confirm_batch, post
 from tests.support.html import parse
@@ -53,12 +56,12 @@ def test_deciding_several_lists_each_with_its_session_and_decides_nothing_until_
 def test_actions_that_look_destructive_are_called_out_with_why(approver_client, inbox):
     response = ask(approver_client, ["support-1/c1", "support-1/c2", "billing-2/c3"])
     shown = confirmation(response)
-    assert shown.text(".notice.warning") == "2 of them look destructive."
+    assert shown.text(".notice.warning") == "1 of them looks destructive."
     items = {item.text("strong"): item for item in shown.all("ol.confirmation-items li")}
     assert items["delete_account"].text(".badge.destructive") == "looks destructive: delete, hard: true"
-    assert items["issue_refund"].text(".badge.destructive") == "looks destructive: refund"
     assert "destructive" in items["delete_account"].classes
-    assert not items["send_email"].all(".badge.destructive")
+    # A refund is not called out for its word alone (docs/dashboard.md, "What looks destructive").
+    assert not items["issue_refund"].all(".badge.destructive") and not items["send_email"].all(".badge.destructive")
     assert items["delete_account"].text(".arguments-summary") == '{"hard":true}'
 
 
@@ -108,7 +111,7 @@ def test_a_single_action_is_decided_at_its_button_without_a_confirmation(approve
 
 
 def test_selected_actions_no_longer_waiting_are_left_out_and_said_so(approver_client, inbox):
-    client_actions.decide("support-1", "c2", decision="reject", decider=as_approver("colleague"))
+    deciding.decide("support-1", "c2", decision="reject", decider=as_approver("colleague"))
     response = ask(approver_client, ["support-1/c1", "support-1/c2", "billing-2/c3"])
     shown = confirmation(response)
     assert shown.text("h2") == "Approve 2 actions?"
@@ -121,7 +124,7 @@ def test_when_what_waits_changes_before_confirming_it_says_so_lists_it_again_and
     approver_client, inbox
 ):
     asked = ask(approver_client, ["support-1/c1", "support-1/c2"])
-    client_actions.decide("support-1", "c2", decision="reject", decider=as_approver("colleague"))
+    deciding.decide("support-1", "c2", decision="reject", decider=as_approver("colleague"))
     again = confirm_batch(approver_client, asked)
     assert again.status_code == 409 and waiting() == ["c1", "c3"]
     shown = confirmation(again)
@@ -181,7 +184,7 @@ def test_an_action_that_starts_waiting_before_every_waiting_one_is_confirmed_is_
 
 def test_a_confirmation_for_nothing_still_waiting_offers_only_cancel(approver_client, inbox):
     for call_id in ("c1", "c2"):
-        client_actions.decide("support-1", call_id, decision="reject", decider=as_approver("colleague"))
+        deciding.decide("support-1", call_id, decision="reject", decider=as_approver("colleague"))
     shown = confirmation(ask(approver_client, ["support-1/c1", "support-1/c2"]))
     assert shown.text("h2") == "Nothing to approve" and not shown.buttons("Confirm: approve 0 actions")
     assert not shown.all("button[name=decision]") and shown.link("Cancel")
@@ -190,3 +193,24 @@ def test_a_confirmation_for_nothing_still_waiting_offers_only_cancel(approver_cl
 def test_a_viewers_forged_confirmation_is_forbidden(viewer_client, inbox):
     response = ask(viewer_client, [], all_waiting="true", confirmed="true")
     assert response.status_code == 403 and waiting() == ["c1", "c2", "c3"]
+
+
+def test_the_batch_bar_offers_the_decisions_the_admin_offers_and_its_dismiss_decides_several(approver_client, inbox):
+    bar = parse(approver_client.get(URL)).one("form#bulk-decision")
+    offered = [(button["value"], button.text()) for button in bar.all("button[name=decision]")]
+    assert offered == [("approve", "Approve"), ("reject", "Reject"), ("dismiss", "Dismiss")]
+    operator = Client()
+    operator.force_login(User.objects.create_superuser("root", password="root-password-1"))
+    admin_page = parse(operator.get("/admin/history/clientaction/"))
+    admin_actions = [option["value"] for option in admin_page.all("select[name=action] option") if option["value"]]
+    assert admin_actions[-3:] == [value for value, _ in offered]
+
+    for call_id in ("n1", "n2"):
+        allowed = ["approve", "reject", "dismiss"]
+        client_actions.open_action("billing-2", call_id=call_id, name="notify", arguments={}, allowed_responses=allowed)
+    asked = ask(approver_client, ["billing-2/n1", "billing-2/n2"], "dismiss")
+    assert confirmation(asked).button("Confirm: dismiss 2 actions")
+    page = parse(confirm_batch(approver_client, asked))
+    assert page.text("#approval-messages") == "Dismissed 2 actions: notify (n1) in billing-2, notify (n2) in billing-2."
+    assert waiting() == ["c1", "c2", "c3"]
+    assert {client_actions.get("billing-2", call_id).status for call_id in ("n1", "n2")} == {"dismissed"}

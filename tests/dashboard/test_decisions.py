@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+from historyhub.approvals import deciding
 from historyhub.history import client_actions
 from historyhub.history.models import TimelineEntry
 from tests.support.actors import as_approver, post
@@ -122,7 +123,7 @@ def test_a_decision_is_never_a_get(approver_client, refund):
 
 
 def test_deciding_what_someone_else_already_decided_shows_why_and_the_outcome(approver_client, refund):
-    client_actions.decide("refund-1", "call_refund", decision="reject", decider=as_approver("colleague"))
+    deciding.decide("refund-1", "call_refund", decision="reject", decider=as_approver("colleague"))
     response = post(approver_client, decision_url("refund-1", "call_refund"), {"decision": "approve"}, htmx=True)
     assert response.status_code == 409
     card = parse(response).one("article.entry")

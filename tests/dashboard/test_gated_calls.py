@@ -75,3 +75,13 @@ def test_an_approved_call_reads_as_the_call_and_its_duration_leaves_out_the_wait
     assert (card.text("summary .duration"), card.text("summary .waited")) == ("200 ms", "waited 58.0 s")
     assert "by owner" in card.text("summary")
     assert "is waiting for the client" not in card.text(".card-body") and "completed." not in card.text(".card-body")
+
+
+def test_an_edited_approval_of_a_call_says_what_changed_on_its_collapsed_row(approver_client, db):
+    gated_call()
+    post(approver_client, decision_url("pay-1", "call_pay"), {"decision": "approve", "arguments": '{"invoice": 43}'})
+
+    row = parse(approver_client.get("/p/default/sessions/pay-1/")).one(".card.action > summary")
+
+    assert "approved by owner" in row.text()
+    assert row.text(".edits") == "edited: invoice 42 → 43"

@@ -117,7 +117,7 @@ def test_approving_the_box_as_shown_approves_the_exact_original_arguments(approv
     assert action.approved_arguments_json == action.arguments_json
     assert action.approved_arguments["iban"] == IBAN
     card = parse(response).one("article.entry")
-    assert "⟨U+202E⟩55 5555" in card.one(".compare .edited pre, .compare figure:last-child pre").exact_text()
+    assert "⟨U+202E⟩55 5555" in card.one(".records .approved figure pre").exact_text()
 
 
 def test_a_comment_with_them_shows_them_once_decided(approver_client, disguised):

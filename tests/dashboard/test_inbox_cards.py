@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from historyhub.approvals import policies
+from historyhub.approvals import deciding, policies
 from historyhub.approvals.deciders import Decider
 from historyhub.dashboard.inbox import EXCERPT_CHARS, SHORT_CHARS
 from historyhub.history import client_actions, item_log, sessions
@@ -173,7 +173,7 @@ def test_the_policy_and_the_votes_so_far_are_on_the_card(approver_client, db):
     )
     sessions.ensure(agent="supportAgent", session_id="r9")
     client_actions.open_action("r9", call_id="r1", name="issue_refund", arguments={"amount": 20000})
-    client_actions.decide("r9", "r1", decision="approve", decider=Decider.person(ada))
+    deciding.decide("r9", "r1", decision="approve", decider=Decider.person(ada))
     vote = client_actions.get("r9", "r1").votes.get()
     card = the_card(approver_client)
     assert card.text(".policy") == "Policy two from finance, as it read when the action opened."
@@ -256,6 +256,24 @@ def test_an_answer_that_does_not_fit_its_schema_is_refused_beside_the_field(appr
     assert client_actions.get("ask-1", "q1").status == "waiting"
 
 
+def test_the_fields_respond_needs_are_marked_required_and_the_server_still_refuses_them_empty(
+    approver_client, question
+):
+    form = parse(approver_client.get(URL)).all("li.approval")[0].one("form.approval-decision")
+    reason, days = form.field("answer:reason"), form.field("answer:days")
+    assert (reason.get("required"), reason.get("aria-required")) == ("", "true")
+    assert form.one(f"label[for='{reason['id']}'] .required-marker").text() == "required"
+    assert days.get("required") is None and not form.all(f"label[for='{days['id']}'] .required-marker")
+    # Only Respond waits for them: the other buttons tell the browser not to.
+    assert [button.get("formnovalidate") for button in form.all("button[name=decision]")] == [None, ""]
+
+    sent = {**form.submitted(form.button("Respond")), "answer:reason": ""}
+    response = post(approver_client, form["action"], sent, htmx=True)
+    assert response.status_code == 422
+    assert parse(response).all("li.approval")[0].text(".answer .field-error") == "This field is required."
+    assert client_actions.get("ask-1", "q1").status == "waiting"
+
+
 def test_a_card_decision_sent_without_its_buttons_decides_nothing_and_says_which_do(approver_client, refund):
     response = post(approver_client, decision_url("refund-1", "call_refund"), {"comment": "typed, then Enter"})
     assert response.status_code == 422
@@ -276,7 +294,7 @@ def test_an_approval_of_several_needed_says_it_was_counted(approver_client, db):
 
 
 def test_a_decision_on_an_action_that_no_longer_waits_says_so_and_changes_nothing(approver_client, refund):
-    client_actions.decide(
+    deciding.decide(
         "refund-1", "call_refund", decision="reject", decider=Decider.person(make_member("bo", Role.APPROVER))
     )
     response = post(approver_client, decision_url("refund-1", "call_refund"), {"decision": "approve"}, htmx=True)
@@ -310,7 +328,7 @@ def busy_inbox(count):
         client_actions.open_action(
             session_id, call_id="c", name=f"tool{number % 4}", arguments={"n": number, "list": [1, {"a": 2}]}
         )
-        client_actions.decide(session_id, "c", decision="approve", decider=Decider.person(bo))
+        deciding.decide(session_id, "c", decision="approve", decider=Decider.person(bo))
 
 
 def queries_for_the_page(client, **query):

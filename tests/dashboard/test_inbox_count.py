@@ -1,6 +1,7 @@
 import time_machine
 from django.urls import reverse
 
+from historyhub.approvals import deciding
 from historyhub.history import client_actions
 from tests.support.actors import HTMX, as_approver
 from tests.support.html import parse
@@ -28,7 +29,7 @@ def test_the_count_answers_204_while_it_has_not_changed(viewer_client, refund):
 
 
 def test_the_count_comes_back_when_it_changed(viewer_client, refund):
-    client_actions.decide("refund-1", "call_refund", decision="approve", decider=as_approver())
+    deciding.decide("refund-1", "call_refund", decision="approve", decider=as_approver())
     response = viewer_client.get(URL, {"since": 1}, headers=HTMX)
     assert response.status_code == 200
     [count] = parse(response).children

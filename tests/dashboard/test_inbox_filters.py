@@ -11,10 +11,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from historyhub.approvals import policies
-from historyhub.dashboard.views import APPROVALS_PAGE_SIZE
+from historyhub.dashboard.inbox_page import APPROVALS_PAGE_SIZE
 from historyhub.history import client_actions, sessions
 from historyhub.history.models import ClientAction
-from historyhub.projects import administration, keys
+from historyhub.lib import session_keys
+from historyhub.projects import administration
 from historyhub.projects.models import Role
 from tests.support.actors import HTMX, confirm_batch, make_member, post
 from tests.support.html import parse
@@ -59,7 +60,7 @@ def inbox(db):
 
     administration.create_project("acme", "Acme")
     policies.replace("acme", [{"name": "support refunds", "actions": ["*"]}], actor="tests")
-    acme = keys.session_key("acme", "s-ada")
+    acme = session_keys.session_key("acme", "s-ada")
     sessions.ensure(agent="supportAgent", project="acme", session_id="s-ada", name="Acme's refund")
     client_actions.open_action(
         acme,
@@ -102,7 +103,10 @@ def call_ids(client, **query):
         ({"expiring": "on"}, ["invoice"]),
         ({"q": "duplicate"}, ["refund-2"]),
         ({"q": "LIMIT"}, ["refund"]),
-        ({"q": "invoice"}, ["invoice"]),
+        ({"q": "send_inv"}, ["invoice"]),
+        # The session's title: "Refund for Ada"; "Invoice for Chen" holds both the invoice and refund-2.
+        ({"q": "ada"}, ["refund"]),
+        ({"q": "invoice"}, ["invoice", "refund-2"]),
         ({"tool": "issue_refund", "agent": "supportAgent"}, ["refund"]),
     ],
 )
@@ -244,4 +248,4 @@ def test_every_waiting_action_the_filters_match_is_decided_and_no_other(approver
         "Rejected 2 actions: issue_refund (refund) in Refund for Ada, issue_refund (refund-2) in Invoice for Chen."
     )
     assert sorted(action.call_id for action in client_actions.listing("default", status="waiting")) == ["invoice"]
-    assert client_actions.get(keys.session_key("acme", "s-ada"), "acme-refund").status == "waiting"
+    assert client_actions.get(session_keys.session_key("acme", "s-ada"), "acme-refund").status == "waiting"

@@ -10,9 +10,10 @@ from django.urls import reverse
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.dashboard.json_preview import CARD_PREVIEW_CHARS, DESCRIPTION_CHARS
-from historyhub.history import client_actions, jsonvalues
+from historyhub.history import client_actions
+from historyhub.lib import jsonvalues
+from historyhub.lib.session_keys import DEFAULT_PROJECT, session_key
 from historyhub.projects import administration
-from historyhub.projects.keys import DEFAULT_PROJECT, session_key
 from historyhub.projects.models import Membership, Role
 from tests.support.actors import HTMX, ApiClient, logged_in, make_member, post
 from tests.support.html import parse

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from historyhub.dashboard import json_preview
-from historyhub.history import jsonvalues
+from historyhub.lib import jsonvalues
 
 VALUES = [
     {},

@@ -8,7 +8,8 @@ from django.template.defaultfilters import filesizeformat
 from django.urls import reverse
 
 from historyhub.dashboard.json_preview import CARD_PREVIEW_CHARS, PREVIEW_CHARS
-from historyhub.history import client_actions, item_log, jsonvalues, sessions
+from historyhub.history import client_actions, item_log, sessions
+from historyhub.lib import jsonvalues
 from tests.support.actors import post
 from tests.support.html import normalised, parse
 from tests.support.readers import decision_url

@@ -8,7 +8,7 @@ from django.urls import reverse
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.approvals import policies
-from historyhub.data.models import AuditEntry
+from historyhub.audit.models import AuditEntry
 from historyhub.history import client_actions, sessions
 from historyhub.projects.models import Group, Role
 from tests.support.actors import ApiClient, make_member, post

@@ -6,7 +6,8 @@ from django.test import Client
 from django.urls import reverse
 
 from historyhub.history import client_actions, item_log, sessions
-from historyhub.projects import administration, keys
+from historyhub.lib import session_keys
+from historyhub.projects import administration
 from historyhub.projects.models import Role
 from tests.support.actors import make_member, post
 from tests.support.html import parse
@@ -16,7 +17,7 @@ from tests.support.readers import decision_url
 def support_session(project):
     """Each project holds a session ``support-42`` waiting on an action named after the project."""
     sessions.ensure(agent="support", project=project, session_id="support-42", name=f"{project} conversation")
-    key = keys.session_key(project, "support-42")
+    key = session_keys.session_key(project, "support-42")
     item_log.append(key, [{"type": "message", "role": "user", "content": f"A {project} customer's words."}])
     client_actions.open_action(key, call_id="c1", name=f"{project}_refund", arguments={"amount": 10})
     return key

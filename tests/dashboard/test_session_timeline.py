@@ -4,7 +4,8 @@ import re
 import pytest
 from django.urls import reverse
 
-from historyhub.dashboard.timeline import CHUNK_SIZE
+from historyhub.approvals import deciding
+from historyhub.dashboard.timeline_cards import CHUNK_SIZE
 from historyhub.history import client_actions, item_log, sessions
 from tests.support.actors import HTMX, as_approver
 from tests.support.html import parse
@@ -209,7 +210,7 @@ def test_a_viewer_sees_the_waiting_action_but_no_buttons(viewer_client, refund):
 
 
 def test_a_resolved_client_action_shows_who_decided_when_why_and_both_arguments(viewer_client, refund):
-    client_actions.decide(
+    deciding.decide(
         "refund-1",
         "call_refund",
         decision="approve",
@@ -233,7 +234,7 @@ def test_a_resolved_client_action_shows_who_decided_when_why_and_both_arguments(
 
 
 def test_a_rejected_client_action_shows_no_approved_arguments(viewer_client, refund):
-    client_actions.decide("refund-1", "call_refund", decision="reject", comment="Too much.", decider=as_approver())
+    deciding.decide("refund-1", "call_refund", decision="reject", comment="Too much.", decider=as_approver())
     card = entry(parse(page(viewer_client, "refund-1")), "request_human_approval")
     assert badge(card) == ("rejected", ["state-rejected"])
     assert card.one("dl.resolution").terms()["Comment"] == "Too much."

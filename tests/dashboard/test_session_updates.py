@@ -1,7 +1,8 @@
 import pytest
 from django.urls import reverse
 
-from historyhub.dashboard.timeline import CHUNK_SIZE
+from historyhub.approvals import deciding
+from historyhub.dashboard.timeline_cards import CHUNK_SIZE
 from historyhub.history import client_actions, item_log, sessions
 from historyhub.history.models import TimelineEntry
 from tests.support.actors import HTMX, as_approver
@@ -82,7 +83,7 @@ def test_a_new_waiting_client_action_shows_up_with_its_buttons(approver_client, 
 
 def test_a_card_resolved_elsewhere_is_redrawn_without_its_buttons(approver_client, refund):
     url = open_page(approver_client, "refund-1")
-    client_actions.decide("refund-1", "call_refund", decision="reject", decider=as_approver("someone-else"))
+    deciding.decide("refund-1", "call_refund", decision="reject", decider=as_approver("someone-else"))
     page = parse(approver_client.get(url, headers=HTMX))
     card = page.one("article.entry[hx-swap-oob=true]")
     assert card.one("dl.resolution").terms()["By"] == "someone-else" and not page.buttons("Approve")

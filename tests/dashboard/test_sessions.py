@@ -5,7 +5,7 @@ import pytest
 import time_machine
 from django.urls import reverse
 
-from historyhub.dashboard.views import SESSIONS_COUNT_LIMIT, SESSIONS_PAGE_SIZE
+from historyhub.dashboard.sessions_page import SESSIONS_COUNT_LIMIT, SESSIONS_PAGE_SIZE
 from historyhub.history import client_actions, item_log, sessions
 from historyhub.history.models import Session
 from tests.support.actors import HTMX

@@ -3,7 +3,7 @@
 from historyhub.apikeys.models import ApiKey
 from historyhub.history.models import ClientAction, Item, Operation, Session, TimelineEntry
 from historyhub.idempotency.models import IdempotencyRecord
-from historyhub.projects import keys
+from historyhub.lib import session_keys
 from historyhub.runs.models import Run
 from tests.support.actors import ApiClient, KeyedApiClient
 from tests.support.items import user
@@ -35,7 +35,8 @@ def rows_of(key):
         "operations": Operation.objects.filter(session_id=key).count(),
         "runs": Run.objects.filter(session_id=key).count(),
         "idempotency": IdempotencyRecord.objects.filter(
-            api_key__project_id=keys.project_of(key), target__startswith=f"/api/v1/sessions/{keys.session_id_of(key)}/"
+            api_key__project_id=session_keys.project_of(key),
+            target__startswith=f"/api/v1/sessions/{session_keys.session_id_of(key)}/",
         ).count(),
     }
 

@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 
 from historyhub.approvals import policies
-from historyhub.data.models import AuditEntry
+from historyhub.audit.models import AuditEntry
 from historyhub.projects import administration
 from historyhub.projects.models import Group, Membership, Project, Role
 from tests.support.actors import make_member

@@ -1,7 +1,7 @@
 import pytest
 
-from historyhub.data.audit import value_hash
-from historyhub.data.models import AuditEntry
+from historyhub.audit.log import value_hash
+from historyhub.audit.models import AuditEntry
 from tests.data.sessions import full_session, remaining, rows_of
 from tests.support.readers import assert_error
 

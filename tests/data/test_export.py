@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from historyhub.data.models import AuditEntry
+from historyhub.audit.models import AuditEntry
 from historyhub.projects.models import Project
 from tests.data.sessions import full_session, write_client
 from tests.support.items import user

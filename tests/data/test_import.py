@@ -6,12 +6,12 @@ import time_machine
 from django.test import Client
 from django.urls import reverse
 
-from historyhub.data.models import AuditEntry
+from historyhub.audit.models import AuditEntry
 from historyhub.history import client_actions, digests
+from historyhub.history.action_events import Event
 from historyhub.history.models import ClientAction, Item, Session, TimelineEntry
-from historyhub.notifications.event_types import Event
+from historyhub.lib import session_keys
 from historyhub.notifications.models import Channel, Delivery
-from historyhub.projects import keys
 from historyhub.projects.models import Group, Membership, Role
 from tests.data.sessions import full_session
 from tests.data.test_export import export_lines
@@ -194,7 +194,7 @@ def _support_conversation(api, decide_api):
 
 def dashboard_state(project, session_id="refund"):
     """What the dashboard draws a session from, but ids and the project."""
-    key = keys.session_key(project, session_id)
+    key = session_keys.session_key(project, session_id)
     session = Session.objects.get(pk=key)
     return {
         "session": {name: getattr(session, name) for name in SESSION_FIELDS},
@@ -227,11 +227,15 @@ def test_an_imported_session_shows_on_the_dashboard_as_the_original_does(
 
     assert post_lines(acme_admin, as_text(original)).status_code == 200
 
-    assert dashboard_state("acme") == dashboard_state(keys.DEFAULT_PROJECT)
+    assert dashboard_state("acme") == dashboard_state(session_keys.DEFAULT_PROJECT)
     imported_timeline = drawn_timeline(member_of_both, "acme")
-    # The one difference: the card of the action imported resolved says so.
-    marked = [(text.replace(" imported When ", " When "), classes) for text, classes in imported_timeline]
-    assert marked == drawn_timeline(member_of_both, keys.DEFAULT_PROJECT)
+    # The one difference: the card of the action imported resolved says so, by its side and in its executed
+    # record (an imported approval can never be claimed here).
+    marked = [
+        (text.replace(" imported When ", " When ").replace(" Not claimable here: imported ", " Not yet "), classes)
+        for text, classes in imported_timeline
+    ]
+    assert marked == drawn_timeline(member_of_both, session_keys.DEFAULT_PROJECT)
     assert [text for text, _ in imported_timeline if "issue_refund" in text and " imported " in text]
     assert [text for text, _ in imported_timeline if "cancel" in text and "Approve" in text], imported_timeline
     assert acme.get("sessions/refund/history").json()["items"] == api.get("sessions/refund/history").json()["items"]
@@ -258,7 +262,7 @@ def test_actions_that_items_open_are_opened_by_their_items_and_decided_before_th
     assert post_lines(acme_admin, as_text(original)).status_code == 200
 
     imported = dashboard_state("acme", "tools")
-    assert imported == dashboard_state(keys.DEFAULT_PROJECT, "tools")
+    assert imported == dashboard_state(session_keys.DEFAULT_PROJECT, "tools")
     assert [(action["call_id"], action["source_position"]) for action in imported["actions"]] == [
         ("mcpr_1", 2),
         ("o1", 4),
@@ -277,7 +281,7 @@ def test_a_long_log_is_stored_in_writes_no_larger_than_an_append(api, acme, acme
 
     assert post_lines(acme_admin, as_text(original)).status_code == 200
 
-    assert dashboard_state("acme", "long") == dashboard_state(keys.DEFAULT_PROJECT, "long")
+    assert dashboard_state("acme", "long") == dashboard_state(session_keys.DEFAULT_PROJECT, "long")
     assert Session.objects.get(pk="acme/long").version == Session.objects.get(pk="long").version
     assert export_lines(acme) == as_imported(original)
 
@@ -290,7 +294,7 @@ def test_a_pop_takes_back_an_imported_item_as_it_takes_back_the_original(api, ac
         for _ in range(4):
             assert client.post("sessions/refund/items/pop").status_code == 200
 
-    assert dashboard_state("acme") == dashboard_state(keys.DEFAULT_PROJECT)
+    assert dashboard_state("acme") == dashboard_state(session_keys.DEFAULT_PROJECT)
     assert dashboard_state("acme")["session"]["last_message"] == "Where is my refund for order 7?"
 
 

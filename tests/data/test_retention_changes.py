@@ -4,7 +4,7 @@ made: PATCH /api/v1/project with an admin key, the settings page, the admin site
 import pytest
 from django.urls import reverse
 
-from historyhub.data.models import AuditEntry
+from historyhub.audit.models import AuditEntry
 from historyhub.projects import administration
 from historyhub.projects.models import Project
 from tests.support.actors import post

@@ -1,7 +1,7 @@
 import pytest
 
 from historyhub.history import chat_format, item_log, sessions
-from historyhub.history.errors import InvalidHistory
+from historyhub.lib.errors import InvalidHistory
 from tests.support.items import assistant, function_call, function_output, user
 from tests.support.readers import items_in_log, timeline, timeline_item
 

@@ -4,8 +4,9 @@ import pytest
 import time_machine
 from django.utils import timezone
 
+from historyhub.approvals import deciding
 from historyhub.history import client_actions, digests, item_log, sessions
-from historyhub.history.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
+from historyhub.lib.errors import ActionResultConflict, InvalidInput, NotFound, SessionNotFound
 from tests.support.actors import as_approver
 from tests.support.clock import ServerClock, parse_time
 from tests.support.readers import shown, snapshot, timeline_item
@@ -140,7 +141,7 @@ def test_approving_with_edited_arguments_keeps_both_versions(session_id):
     open_approval(session_id)
 
     with ServerClock() as clock:
-        action, changed = client_actions.decide(
+        action, changed = deciding.decide(
             session_id,
             "call_123",
             decision="approve",
@@ -165,7 +166,7 @@ def test_approving_with_edited_arguments_keeps_both_versions(session_id):
 def test_approving_without_arguments_approves_the_original_ones(session_id):
     open_approval(session_id)
 
-    action, _ = client_actions.decide(session_id, "call_123", decision="approve", decider=as_approver())
+    action, _ = deciding.decide(session_id, "call_123", decision="approve", decider=as_approver())
 
     assert action.approved_arguments == ARGUMENTS
 
@@ -173,7 +174,7 @@ def test_approving_without_arguments_approves_the_original_ones(session_id):
 def test_rejecting_keeps_the_comment(session_id):
     open_approval(session_id)
 
-    action, changed = client_actions.decide(
+    action, changed = deciding.decide(
         session_id, "call_123", decision="reject", comment="Too much.", decider=as_approver()
     )
 
@@ -227,7 +228,7 @@ def test_the_run_status_returns_to_running_when_the_last_waiting_action_resolves
     open_approval(session_id, call_id="call_1")
     open_approval(session_id, call_id="call_2")
 
-    client_actions.decide(session_id, "call_1", decision="approve", decider=as_approver())
+    deciding.decide(session_id, "call_1", decision="approve", decider=as_approver())
     assert snapshot(session_id)["runStatus"] == "waiting_for_client_action"
     assert [pending["callId"] for pending in snapshot(session_id)["pendingClientActions"]] == ["call_2"]
 
@@ -238,9 +239,9 @@ def test_the_run_status_returns_to_running_when_the_last_waiting_action_resolves
 
 def test_resolving_twice_the_same_way_changes_nothing(session_id):
     open_approval(session_id)
-    first, _ = client_actions.decide(session_id, "call_123", decision="reject", comment="No.", decider=as_approver())
+    first, _ = deciding.decide(session_id, "call_123", decision="reject", comment="No.", decider=as_approver())
 
-    again, changed = client_actions.decide(
+    again, changed = deciding.decide(
         session_id, "call_123", decision="reject", comment="No.", decider=as_approver("someone else")
     )
 
@@ -267,10 +268,10 @@ def test_supplying_the_same_result_twice_changes_nothing(session_id):
 )
 def test_deciding_differently_after_a_decision_is_a_conflict(session_id, second):
     open_approval(session_id)
-    client_actions.decide(session_id, "call_123", decision="approve", decider=as_approver())
+    deciding.decide(session_id, "call_123", decision="approve", decider=as_approver())
 
     with pytest.raises(ActionResultConflict) as error:
-        client_actions.decide(session_id, "call_123", decider=as_approver(), **second)
+        deciding.decide(session_id, "call_123", decider=as_approver(), **second)
 
     assert error.value.code == "action_result_conflict"
     assert client_actions.get(session_id, "call_123").status == "approved"
@@ -293,7 +294,7 @@ def test_a_decision_after_a_result_is_a_conflict(session_id):
     client_actions.supply_result(session_id, "call_123", output="yes", resolved_by="app")
 
     with pytest.raises(ActionResultConflict):
-        client_actions.decide(session_id, "call_123", decision="approve", decider=as_approver())
+        deciding.decide(session_id, "call_123", decision="approve", decider=as_approver())
 
 
 def open_expiring(session_id):
@@ -383,9 +384,9 @@ def test_an_expired_action_can_no_longer_be_resolved(session_id):
 
     with time_machine.travel(AFTER_EXPIRY, tick=False):
         with pytest.raises(ActionResultConflict):
-            client_actions.decide(session_id, "call_123", decision="approve", decider=as_approver())
+            deciding.decide(session_id, "call_123", decision="approve", decider=as_approver())
         with pytest.raises(ActionResultConflict):
-            client_actions.decide(session_id, "call_123", decision="reject", decider=as_approver())
+            deciding.decide(session_id, "call_123", decision="reject", decider=as_approver())
         with pytest.raises(ActionResultConflict):
             client_actions.supply_result(session_id, "call_123", output="late", resolved_by="app")
 
@@ -402,7 +403,7 @@ def test_an_action_that_has_not_reached_its_expiry_stays_waiting(session_id):
 
 def test_a_resolved_action_does_not_expire(session_id):
     open_approval(session_id, expires_at=(timezone.now() + timedelta(hours=1)).isoformat())
-    client_actions.decide(session_id, "call_123", decision="approve", decider=as_approver())
+    deciding.decide(session_id, "call_123", decision="approve", decider=as_approver())
 
     client_actions.sweep_expired()
 
@@ -414,7 +415,7 @@ def test_an_unknown_decision_is_rejected(session_id, decision):
     open_approval(session_id)
 
     with pytest.raises(InvalidInput):
-        client_actions.decide(session_id, "call_123", decision=decision, decider=as_approver())
+        deciding.decide(session_id, "call_123", decision=decision, decider=as_approver())
 
     assert client_actions.get(session_id, "call_123").status == "waiting"
 
@@ -423,7 +424,7 @@ def test_edited_arguments_must_be_an_object(session_id):
     open_approval(session_id)
 
     with pytest.raises(InvalidInput):
-        client_actions.decide(session_id, "call_123", decision="approve", arguments=[1], decider=as_approver())
+        deciding.decide(session_id, "call_123", decision="approve", arguments=[1], decider=as_approver())
 
 
 def test_is_error_must_be_a_boolean(session_id):
@@ -437,7 +438,7 @@ def test_is_error_must_be_a_boolean(session_id):
 
 def test_resolving_an_unknown_action_is_not_found(session_id):
     with pytest.raises(NotFound):
-        client_actions.decide(session_id, "call_404", decision="reject", decider=as_approver())
+        deciding.decide(session_id, "call_404", decision="reject", decider=as_approver())
     with pytest.raises(NotFound):
         client_actions.supply_result(session_id, "call_404", output="x", resolved_by="app")
 
@@ -459,7 +460,7 @@ def test_the_list_is_oldest_first_and_filters(session_id):
     open_approval(session_id, call_id="call_1")
     open_approval("ses_billing", call_id="call_2")
     open_approval(session_id, call_id="call_3")
-    client_actions.decide(session_id, "call_3", decision="approve", decider=as_approver())
+    deciding.decide(session_id, "call_3", decision="approve", decider=as_approver())
 
     def listed(**filters):
         return [(action.session_id, action.call_id) for action in client_actions.listing("default", **filters)]
@@ -490,7 +491,7 @@ def test_an_approval_requested_in_the_log_is_decided_like_any_other(session_id):
         [{"type": "mcp_approval_request", "id": "mcpr_1", "name": "delete_file", "arguments": '{"path": "/tmp/x"}'}],
     )
 
-    action, changed = client_actions.decide(
+    action, changed = deciding.decide(
         session_id, "mcpr_1", decision="approve", arguments={"path": "/tmp/y"}, decider=as_approver()
     )
 

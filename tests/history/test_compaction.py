@@ -1,8 +1,9 @@
 import pytest
 
+from historyhub.approvals import deciding
 from historyhub.history import chat_format, client_actions, history_pages, item_log, sessions, wire_entries
-from historyhub.history.errors import InvalidInput
 from historyhub.history.models import Item
+from historyhub.lib.errors import InvalidInput
 from tests.support.actors import as_approver
 from tests.support.items import assistant, user
 from tests.support.readers import items_in_log, snapshot, timeline, timeline_ids
@@ -157,7 +158,7 @@ def test_a_waiting_client_action_opened_through_the_api_stays_in_view(session_id
 
     assert timeline_ids(session_id) == ["client-action:call_9"]
     assert snapshot(session_id)["runStatus"] == "waiting_for_client_action"
-    action, changed = client_actions.decide(session_id, "call_9", decision="approve", decider=as_approver())
+    action, changed = deciding.decide(session_id, "call_9", decision="approve", decider=as_approver())
     assert changed is True
     assert timeline(session_id)[0]["status"] == "completed"
 

@@ -15,8 +15,8 @@ from django.db import connection
 from django.test import Client
 
 from historyhub.history import item_log, sessions, transactions
-from historyhub.history.errors import SuffixMismatch
 from historyhub.history.models import Item, Operation
+from historyhub.lib.errors import SuffixMismatch
 from tests.support.actors import ApiClient
 from tests.support.processes import PROCESSES, run_together
 from tests.support.readers import items_in_log, snapshot, wire_history

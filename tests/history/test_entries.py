@@ -3,7 +3,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from historyhub.history import item_log, sessions, wire_entries
-from historyhub.history.errors import InvalidInput
+from historyhub.lib.errors import InvalidInput
 from tests.support.clock import ServerClock
 from tests.support.items import assistant, function_call, function_output, user
 from tests.support.readers import items_in_log

@@ -1,7 +1,7 @@
 import pytest
 
 from historyhub.history import client_actions, item_log, sessions
-from historyhub.history.errors import InvalidInput, SessionNotFound
+from historyhub.lib.errors import InvalidInput, SessionNotFound
 from tests.support.items import user
 from tests.support.readers import wire_history
 

@@ -1,7 +1,8 @@
 import pytest
 
-from historyhub.history import item_log, jsonvalues, sessions
-from historyhub.history.errors import InvalidInput, PayloadTooLarge
+from historyhub.history import item_log, sessions
+from historyhub.lib import jsonvalues
+from historyhub.lib.errors import InvalidInput, PayloadTooLarge
 from tests.support.items import assistant, user
 from tests.support.readers import items_in_log, snapshot, timeline_ids
 

@@ -1,3 +1,4 @@
+from historyhub.approvals import deciding
 from historyhub.history import client_actions, item_log, sessions
 from tests.support.actors import as_approver
 from tests.support.items import assistant, function_call, function_output, user
@@ -176,7 +177,7 @@ def test_a_client_action_put_back_to_waiting_can_be_decided_again(session_id):
     )
     item_log.pop(session_id)
 
-    action, changed = client_actions.decide(session_id, "mcpr_1", decision="approve", decider=as_approver())
+    action, changed = deciding.decide(session_id, "mcpr_1", decision="approve", decider=as_approver())
 
     assert changed is True
     assert action.status == "approved"

@@ -1,7 +1,7 @@
 import pytest
 
 from historyhub.history import client_actions, item_log, sessions
-from historyhub.history.errors import InvalidInput
+from historyhub.lib.errors import InvalidInput
 from tests.support.items import assistant, function_call, user
 from tests.support.readers import items_in_log, snapshot, timeline, timeline_ids, timeline_item
 

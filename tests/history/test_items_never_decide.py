@@ -13,8 +13,8 @@ import pytest
 from django.urls import reverse
 
 from historyhub.apikeys.models import ApiKey
-from historyhub.data.models import AuditEntry
-from historyhub.notifications.event_types import Event
+from historyhub.audit.models import AuditEntry
+from historyhub.history.action_events import Event
 from historyhub.notifications.models import Channel, Delivery
 from historyhub.projects.models import Group, Project, Role
 from tests.support.actors import ApiClient, logged_in, make_member, post

@@ -4,8 +4,10 @@ import json
 
 import pytest
 
-from historyhub.history import chat_format, client_actions, item_log, jsonvalues, sessions, transactions
-from historyhub.history.errors import InvalidInput
+from historyhub.approvals import deciding
+from historyhub.history import chat_format, client_actions, item_log, sessions, transactions
+from historyhub.lib import jsonvalues
+from historyhub.lib.errors import InvalidInput
 from tests.support.actors import as_approver
 from tests.support.readers import items_in_log, shown, snapshot, timeline, timeline_item
 
@@ -150,7 +152,7 @@ def test_hostile_client_action_values_come_back_exactly(session_id):
         session_id, call_id="call_1", name="confirm", arguments=arguments, description="émoji 👩🏽‍💻"
     )
 
-    client_actions.decide(
+    deciding.decide(
         session_id,
         "call_1",
         decision="approve",
@@ -180,7 +182,7 @@ def test_a_comment_with_a_nul_is_rejected(session_id):
     client_actions.open_action(session_id, call_id="call_1", name="confirm", arguments={})
 
     with pytest.raises(InvalidInput):
-        client_actions.decide(session_id, "call_1", decision="reject", comment="no\u0000", decider=as_approver())
+        deciding.decide(session_id, "call_1", decision="reject", comment="no\u0000", decider=as_approver())
 
     assert client_actions.get(session_id, "call_1").status == "waiting"
 
@@ -326,7 +328,7 @@ def test_message_search_finds_sessions_by_text_around_hostile_characters(session
 
 @pytest.mark.parametrize("batch", [1, 60], ids=["a turn", "a large batch"])
 def test_hostile_items_come_back_exactly_whichever_way_the_batch_is_written(session_id, batch):
-    # PostgreSQL takes a small batch as one INSERT and a large one through COPY (historyhub.history.bulk).
+    # PostgreSQL takes a small batch as one INSERT and a large one through COPY (historyhub.lib.bulk).
     items = [{"id": f"hostile_{n}", "type": "custom", "n": n, **HOSTILE} for n in range(batch)]
 
     item_log.append(session_id, items)

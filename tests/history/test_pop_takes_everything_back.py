@@ -13,9 +13,10 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 
+from historyhub.approvals import deciding
 from historyhub.history import client_actions, item_log, sessions
-from historyhub.history.errors import DomainError
 from historyhub.history.models import ClientAction, Item, Session, TimelineEntry
+from historyhub.lib.errors import DomainError
 from tests.support.actors import as_approver
 from tests.support.items import function_call, function_output, user
 from tests.support.readers import timeline
@@ -141,7 +142,7 @@ def apply(session_id, step, person):
         elif kind == "open":
             client_actions.open_action(session_id, call_id=step[1], name="issue_refund", arguments={"asked": True})
         elif kind == "decide":
-            client_actions.decide(session_id, step[1], decision=step[2], decider=person)
+            deciding.decide(session_id, step[1], decision=step[2], decider=person)
         else:
             client_actions.supply_result(session_id, step[1], output="done by the app", resolved_by="api key: app")
     except DomainError:

@@ -1,6 +1,7 @@
 import pytest
 import time_machine
 
+from historyhub.approvals import deciding
 from historyhub.history import client_actions, item_log
 from tests.support.actors import as_approver
 from tests.support.clock import ServerClock, parse_time
@@ -35,7 +36,7 @@ def test_a_client_action_opened_through_the_api_is_a_waiting_history_item(sessio
 def test_an_approved_client_action_is_completed_without_its_arguments(session_id):
     open_approval(session_id)
 
-    client_actions.decide(session_id, "call_123", decision="approve", decider=as_approver())
+    deciding.decide(session_id, "call_123", decision="approve", decider=as_approver())
 
     item = timeline_item(session_id, "client-action:call_123")
     assert item["status"] == "completed"
@@ -46,7 +47,7 @@ def test_an_approved_client_action_is_completed_without_its_arguments(session_id
 def test_a_rejected_client_action_failed(session_id):
     open_approval(session_id)
 
-    client_actions.decide(session_id, "call_123", decision="reject", comment="Too much.", decider=as_approver())
+    deciding.decide(session_id, "call_123", decision="reject", comment="Too much.", decider=as_approver())
 
     item = timeline_item(session_id, "client-action:call_123")
     assert item["status"] == "failed"
@@ -207,7 +208,7 @@ def test_an_orcha_waiting_client_action_can_be_decided(session_id):
         ],
     )
 
-    client_actions.decide(session_id, "call_123", decision="approve", decider=as_approver())
+    deciding.decide(session_id, "call_123", decision="approve", decider=as_approver())
 
     assert timeline_item(session_id, "client-action:call_123")["status"] == "completed"
     assert snapshot(session_id)["runStatus"] == "running"

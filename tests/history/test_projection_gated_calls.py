@@ -2,6 +2,7 @@
 
 import time_machine
 
+from historyhub.approvals import deciding
 from historyhub.history import client_actions, item_log
 from tests.support.actors import as_approver
 from tests.support.items import function_call, function_output
@@ -34,7 +35,7 @@ def test_the_call_waiting_for_approval_is_one_waiting_card(session_id):
 def test_an_approved_call_runs_with_the_approved_arguments_and_completes_with_its_output(session_id):
     call_needing_approval(session_id)
 
-    client_actions.decide(
+    deciding.decide(
         session_id, "call_1", decision="approve", comment="ok", arguments={"amount": 500}, decider=as_approver()
     )
     running = timeline_item(session_id, "action:call_1")
@@ -53,7 +54,7 @@ def test_an_approved_call_runs_with_the_approved_arguments_and_completes_with_it
 def test_a_rejected_call_is_one_failed_card_though_the_sdk_stores_an_output_for_it(session_id):
     call_needing_approval(session_id)
 
-    client_actions.decide(session_id, "call_1", decision="reject", comment="Too much.", decider=as_approver())
+    deciding.decide(session_id, "call_1", decision="reject", comment="Too much.", decider=as_approver())
     item_log.append(session_id, [function_output("call_1", "Tool execution was not approved. Too much.")])
 
     [card] = timeline(session_id)
@@ -81,7 +82,7 @@ def test_an_expired_approval_reads_failed_on_the_card(session_id):
 
 def test_an_approval_asked_before_the_call_was_stored_keeps_one_card(session_id):
     client_actions.open_action(session_id, call_id="call_1", name="issue_refund", arguments={"amount": 750})
-    client_actions.decide(session_id, "call_1", decision="approve", decider=as_approver())
+    deciding.decide(session_id, "call_1", decision="approve", decider=as_approver())
 
     item_log.append(
         session_id,
@@ -100,13 +101,13 @@ def test_popping_the_gated_call_leaves_its_action_on_a_card_of_its_own(session_i
 
     [card] = timeline(session_id)
     assert (card["id"], card["type"], card["status"]) == ("client-action:call_1", "client_action", "waiting")
-    client_actions.decide(session_id, "call_1", decision="approve", decider=as_approver())
+    deciding.decide(session_id, "call_1", decision="approve", decider=as_approver())
     assert timeline_item(session_id, "client-action:call_1")["status"] == "completed"
 
 
 def test_popping_the_output_of_an_approved_call_puts_it_back_to_running(session_id):
     call_needing_approval(session_id)
-    client_actions.decide(session_id, "call_1", decision="approve", decider=as_approver())
+    deciding.decide(session_id, "call_1", decision="approve", decider=as_approver())
     item_log.append(session_id, [function_output("call_1", "refunded")])
 
     item_log.pop(session_id)

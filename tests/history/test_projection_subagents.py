@@ -1,7 +1,7 @@
 import pytest
 
 from historyhub.history import item_log, sessions
-from historyhub.history.errors import InvalidInput, SessionNotFound
+from historyhub.lib.errors import InvalidInput, SessionNotFound
 from tests.support.clock import ServerClock, parse_time
 from tests.support.readers import snapshot, timeline, timeline_item
 

@@ -2,9 +2,10 @@ import re
 
 import pytest
 
-from historyhub.history import client_actions, item_log, paging, sessions, transactions
-from historyhub.history.errors import InvalidInput, SessionConflict, SessionNotFound
+from historyhub.history import client_actions, item_log, sessions, transactions
 from historyhub.history.models import ClientAction, Item, Operation, Session, TimelineEntry
+from historyhub.lib import paging
+from historyhub.lib.errors import InvalidInput, SessionConflict, SessionNotFound
 from tests.support.clock import ServerClock, parse_time
 from tests.support.items import user
 from tests.support.readers import snapshot

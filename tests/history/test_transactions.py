@@ -1,8 +1,8 @@
 import pytest
 
 from historyhub.history import item_log, sessions, transactions
-from historyhub.history.errors import InvalidInput, OperationConflict, SuffixMismatch
 from historyhub.history.models import Operation
+from historyhub.lib.errors import InvalidInput, OperationConflict, SuffixMismatch
 from tests.support.items import assistant, function_call, user
 from tests.support.readers import items_in_log, timeline, timeline_item
 

@@ -1,11 +1,9 @@
 """Records are kept HISTORYHUB_IDEMPOTENCY_TTL_HOURS (at least 24) and pruned after."""
 
-import io
 import subprocess
 import sys
 from datetime import timedelta
 
-from django.core.management import call_command
 from django.utils import timezone
 
 from historyhub.idempotency.models import IdempotencyRecord
@@ -59,18 +57,6 @@ def test_a_pruned_key_starts_a_new_request(api, keyed, session_id):
 
     assert response.json() == {"inserted": [True], "itemCount": 2}
     assert items_via_api(api, session_id) == [user("turn-1"), user("turn-1")]
-
-
-def test_the_management_command_prunes_and_says_how_many(keyed, session_id):
-    record_aged(keyed, session_id, "old-1", timedelta(days=3))
-    record_aged(keyed, session_id, "old-2", timedelta(days=2))
-    record_aged(keyed, session_id, "new", timedelta(minutes=5))
-    output = io.StringIO()
-
-    call_command("prune_idempotency_keys", stdout=output)
-
-    assert output.getvalue() == "Pruned 2 Idempotency-Key records older than 24 hours.\n"
-    assert kept_keys() == ["new"]
 
 
 def test_the_settings_refuse_to_keep_keys_less_than_24_hours(tmp_path):

@@ -8,6 +8,7 @@ import pytest
 from django.db import connection, transaction
 
 from historyhub import live
+from historyhub.approvals import deciding
 from historyhub.approvals.deciders import Decider
 from historyhub.history import client_actions, item_log, sessions
 from tests.support.actors import make_approver
@@ -90,14 +91,14 @@ def batch():
 def test_an_append_and_a_decision_on_another_action_are_not_announced_to_a_waiter(batch):
     def append_then_decide_the_other():
         item_log.append("batch", [{"role": "user", "content": "any news?"}])
-        client_actions.decide("batch", "refund-2", decision="approve", decider=batch)
+        deciding.decide("batch", "refund-2", decision="approve", decider=batch)
 
     assert "batch" not in heard_while(append_then_decide_the_other, live.Interest(action=("batch", "refund-1")))
 
 
 def test_a_decision_is_announced_to_the_waiters_of_its_action(batch):
     def decide():
-        client_actions.decide("batch", "refund-1", decision="reject", decider=batch)
+        deciding.decide("batch", "refund-1", decision="reject", decider=batch)
 
     assert "batch" in heard_while(decide, live.Interest(action=("batch", "refund-1")))
 

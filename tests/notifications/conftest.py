@@ -3,7 +3,7 @@ localhost, so private destinations are allowed here (docs/notifications.md, "SSR
 
 import pytest
 
-from historyhub.notifications.worker import Worker
+from historyhub.notifications.delivery_worker import Worker
 from tests.support.slack_web_api import SlackWebApi
 from tests.support.tiny_server import TinyServer
 
@@ -23,7 +23,7 @@ def private_networks_allowed(settings):
     settings.WEBHOOK_RETRY_DELAYS = [0, 0, 0]
     settings.HISTORYHUB_PUBLIC_URL = "https://historyhub.example.com"
     # The worker in the test's own process sends in its thread, inside the test's transaction; the
-    # workers of test_worker run as processes of their own, with their sender threads.
+    # workers of test_delivery_worker run as processes of their own, with their sender threads.
     settings.NOTIFICATIONS_SEND_THREADS = 1
 
 

@@ -7,8 +7,8 @@ from django.contrib.admin.models import CHANGE, LogEntry
 from django.test import Client
 from django.urls import reverse
 
-from historyhub.data.models import AuditEntry
-from historyhub.history.errors import NotFound
+from historyhub.audit.models import AuditEntry
+from historyhub.lib.errors import NotFound
 from historyhub.notifications import channels
 from historyhub.notifications.models import Channel, Delivery
 from tests.notifications.conftest import EVERY_EVENT

@@ -19,10 +19,10 @@ from django.db import connection
 
 from historyhub.apikeys.models import ApiKey
 from historyhub.history import client_actions, sessions
+from historyhub.lib.session_keys import session_key
 from historyhub.notifications import channels
+from historyhub.notifications.delivery_worker import Worker
 from historyhub.notifications.models import Attempt, Delivery, DeliveryStatus
-from historyhub.notifications.worker import Worker
-from historyhub.projects.keys import session_key
 from historyhub.projects.models import Project
 from tests.support.actors import make_member
 from tests.support.servers import HTTPS, ProductionServer, database_url, fetch, production_environment

@@ -13,7 +13,8 @@ from django.test import Client
 from django.urls import reverse
 
 from historyhub.apikeys.models import ApiKey
-from historyhub.data.models import AuditEntry
+from historyhub.approvals import deciding
+from historyhub.audit.models import AuditEntry
 from historyhub.history import client_actions
 from historyhub.notifications.models import SlackLinkRequest, SlackMessage
 from historyhub.notifications.transports.slack import ARGUMENTS_PREVIEW_CHARACTERS
@@ -115,7 +116,7 @@ def test_hostile_names_arrive_escaped_in_the_blocks_and_the_fallback_text(api, s
         description="Pay <@U0BOSS> & <!here>",
         arguments={"note": "<!everyone>"},
     )
-    client_actions.decide("s-hostile", "c1", decision="reject", comment="<!channel> no", decider=as_approver())
+    deciding.decide("s-hostile", "c1", decision="reject", comment="<!channel> no", decider=as_approver())
     deliver_due()
 
     posted, updated = slack.called("chat.postMessage") + slack.called("chat.update")
@@ -281,7 +282,7 @@ def test_a_click_decides_in_the_actions_own_project_by_the_persons_role_there(sl
 
 
 def test_the_message_is_updated_after_a_decision_on_the_dashboard(message, slack, session_id):
-    client_actions.decide(session_id, "c1", decision="reject", comment="too much", decider=as_approver())
+    deciding.decide(session_id, "c1", decision="reject", comment="too much", decider=as_approver())
     deliver_due()
     [update] = slack.called("chat.update")
     assert "*rejected* by owner: too much" in json.dumps(update["body"]["blocks"])
@@ -324,7 +325,7 @@ def test_a_counted_vote_updates_the_message_with_who_voted_and_keeps_the_buttons
     two = {"name": "two people", "actions": ["pay_*"], "requiredApprovals": 2}
     assert admin_api.put("policies", {"items": [two]}).status_code == 200
     open_action(api, session_id, call_id="p1", name="pay_vendor")
-    client_actions.decide(session_id, "p1", decision="approve", decider=as_approver("<b>&co"))
+    deciding.decide(session_id, "p1", decision="approve", decider=as_approver("<b>&co"))
     deliver_due()
 
     [update] = slack.called("chat.update")

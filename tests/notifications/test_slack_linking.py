@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from historyhub.data.models import AuditEntry
+from historyhub.audit.models import AuditEntry
 from historyhub.history import client_actions
 from historyhub.notifications import slack_links
 from historyhub.notifications.models import NotificationSettings, SlackLinkRequest, SlackUserLink

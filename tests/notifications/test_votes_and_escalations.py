@@ -3,8 +3,8 @@ client_action.escalated, each from the outbox in the transaction that made it (d
 
 from datetime import timedelta
 
-from historyhub.approvals import escalation, policies
-from historyhub.data.models import AuditEntry
+from historyhub.approvals import deciding, escalation, policies
+from historyhub.audit.models import AuditEntry
 from historyhub.history import client_actions, sessions
 from historyhub.notifications.models import Delivery
 from tests.notifications.conftest import deliver_due
@@ -26,11 +26,11 @@ def test_a_counted_vote_and_an_escalation_reach_the_channel(webhook, receiver, d
     sessions.ensure(agent="supportAgent", session_id="refund-1")
     action, _ = client_actions.open_action("refund-1", call_id="r1", name="issue_refund", arguments={"amount": 20000})
 
-    client_actions.decide("refund-1", "r1", decision="approve", decider=as_approver("ada"))
+    deciding.decide("refund-1", "r1", decision="approve", decider=as_approver("ada"))
     assert client_actions.get("refund-1", "r1").status == "waiting"
     assert AuditEntry.objects.filter(action="vote", actor="ada").count() == 1
     assert escalation.sweep_escalations(now=action.created_at + timedelta(seconds=61)) == 1
-    client_actions.decide("refund-1", "r1", decision="approve", decider=as_approver("ben"))
+    deciding.decide("refund-1", "r1", decision="approve", decider=as_approver("ben"))
 
     assert list(Delivery.objects.order_by("pk").values_list("event", flat=True)) == [
         "client_action.opened",

@@ -1,12 +1,17 @@
 """/healthz and /healthz/details on the production server (bin/start), answered before Django
 (historyhub/serving/health.py)."""
 
+import asyncio
+import contextlib
 import json
 import shutil
 import socket
 
 import pytest
+from django.db import connection
+from psycopg_pool import PoolTimeout
 
+from historyhub.serving.health import OK, Checks
 from tests.support.servers import (
     HTTPS,
     ProductionServer,
@@ -62,8 +67,10 @@ def outside_address():
 
 def test_the_details_are_answered_only_to_a_request_made_on_this_machine(server):
     details = server.details()
-    assert set(details) == {"worker", "subscribers", "workers"}
+    assert set(details) == {"worker", "subscribers", "workers", "replica"}
     assert isinstance(details["worker"], int) and details["subscribers"] == 0
+    # No DATABASE_REPLICA_URL: no replica to report (tests/cluster reports a real one's lag).
+    assert details["replica"] is None
 
     # Relayed by a proxy on this machine: the request comes from loopback, with forwarding headers.
     for relayed in ({"X-Forwarded-For": "203.0.113.5"}, {"Forwarded": "for=203.0.113.5"}, {"X-Real-IP": "203.0.113.5"}):
@@ -83,3 +90,23 @@ def test_healthz_says_not_ready_while_the_static_files_manifest_is_missing(serve
     finally:
         moved.rename(manifest)
     until(lambda: health(server) == (200, {"status": "ok"}), message="healthz ok again")
+
+
+def test_the_check_answers_while_requests_hold_every_pooled_connection():
+    """A pool that requests keep busy is load, not illness: the check asks on a connection of its own. (On the
+    pool, it waited DATABASE_POOL_TIMEOUT for a connection and answered unavailable: a balancer took the server
+    out and cut the waits it held, docs/scaling.md.)"""
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's connection pool")
+    pool = connection.pool
+    taken = []
+    with contextlib.suppress(PoolTimeout):
+        while len(taken) <= pool.max_size:
+            taken.append(pool.getconn(timeout=0.5))
+    checks = Checks()
+    try:
+        assert asyncio.run(checks.status()) == OK
+    finally:
+        for held in taken:
+            pool.putconn(held)
+        checks.forget()

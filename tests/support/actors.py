@@ -8,7 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from historyhub.approvals.deciders import Decider
-from historyhub.projects.keys import DEFAULT_PROJECT
+from historyhub.lib.session_keys import DEFAULT_PROJECT
 from historyhub.projects.models import Membership, Project, Role
 from tests.support.html import parse
 

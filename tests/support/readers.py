@@ -4,10 +4,11 @@ import json
 
 from django.urls import reverse
 
+from historyhub.approvals.schemas import ClientActionOut
 from historyhub.faults import JSON_CONTENT_TYPE
 from historyhub.history import client_actions, history_pages, item_log, sessions
 from historyhub.history.models import TimelineEntry
-from historyhub.history.schemas import ClientActionOut, HistoryPage, SessionSnapshot
+from historyhub.history.schemas import HistoryPage, SessionSnapshot
 
 ERROR_REF = {"$ref": "#/components/schemas/Error"}
 

@@ -7,7 +7,10 @@
 //
 // Each `file#name` is a starting agent, the export `name` (dotted for a
 // property of one) of the module at `file`, a path from the working directory.
-// Runs are matched to agents by the agent's name. Once, or with --watch
+// Runs are matched to agents by the agent's name. Each approved call is
+// claimed on HistoryHub before its tool runs; a call HistoryHub refuses (not
+// approved there, other arguments, run already) does not run, and its line
+// says so: "[call_1 not run: already_executed]". Once, or with --watch
 // SECONDS again and again until stopped. Prints one line a run; exits 1 when
 // a run failed, 2 when the command line is wrong.
 import { resolve } from 'node:path';
@@ -49,10 +52,12 @@ function parse(argv) {
   return { references: positionals, url, apiKey, watch };
 }
 
-function outcome({ result, error }) {
-  if (error !== undefined) return `failed: ${error.message}`;
-  if (result.interruptions.length > 0) return `parked again, waiting for ${result.interruptions.length} approval(s)`;
-  return `completed: ${result.finalOutput}`;
+function outcome({ result, error, refused }) {
+  // Approved calls HistoryHub did not let run (their tool did not run; the model was told why).
+  const notRun = refused.map(({ callId, code }) => ` [${callId} not run: ${code}]`).join('');
+  if (error !== undefined) return `failed: ${error.message}${notRun}`;
+  if (result.interruptions.length > 0) return `parked again, waiting for ${result.interruptions.length} approval(s)${notRun}`;
+  return `completed: ${result.finalOutput}${notRun}`;
 }
 
 /** One pass, or one every `watch` seconds; true when every resumed run went well. */

@@ -9,7 +9,14 @@ import type {
   tool,
 } from '@openai/agents-core';
 
-import type { AllowedResponse, ClientAction, ClientOptions, HistoryHubClient, JsonObject } from './index.js';
+import type {
+  AllowedResponse,
+  ClientAction,
+  ClientOptions,
+  ExecutionRefusal,
+  HistoryHubClient,
+  JsonObject,
+} from './index.js';
 
 export interface HistoryHubSessionOptions extends Partial<ClientOptions> {
   /** A client to share; otherwise `baseUrl` and `apiKey` make one. */
@@ -75,12 +82,24 @@ export interface ResumeOptions extends ApprovalOptions<any, Agent<any, any>> {
   waitSeconds?: number;
 }
 
+/**
+ * An approved call that did not run: its execution claim answered 409 (`code` the API's), or its arguments have
+ * no canonical JSON to claim with (`no_digest`). The model read `message` in the tool's place.
+ */
+export interface RefusedExecution {
+  callId: string;
+  code: ExecutionRefusal | 'no_digest';
+  message: string;
+}
+
 /** One run resumeDecidedRuns took: its result, or the error it failed with. */
 export interface ResumedRun {
   sessionId: string;
   runId: string;
   result: RunResult<any, Agent<any, any>> | undefined;
   error: unknown;
+  /** The approved calls whose tool did not run because HistoryHub refused their execution claim. */
+  refused: RefusedExecution[];
 }
 
 /** Resume every parked run of these starting agents whose approvals have all been decided. */
@@ -95,4 +114,12 @@ export declare const REJECTED: string;
 export declare const EXPIRED: string;
 export declare const WITHDRAWN: string;
 export declare const DISMISSED: string;
+/** What the model reads when the execution claim answered 409 arguments_mismatch. */
+export declare const ARGUMENTS_MISMATCH: string;
+/** What the model reads for arguments that have no canonical JSON (a lone surrogate): no claim can match them. */
+export declare const NO_DIGEST: string;
+/** What the model reads when the claim answered 409 already_executed; `detail` is HistoryHub's message. */
+export declare function alreadyExecuted(detail: string): string;
+/** What the model reads when the claim answered 409 not_approved; `detail` is HistoryHub's message. */
+export declare function notApproved(detail: string): string;
 export declare function cannotEdit(approvedArguments: JsonObject, name: string): string;

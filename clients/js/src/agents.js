@@ -2,12 +2,16 @@
 // human approval of tools (runWithApprovals, resumeDecidedRuns, approvalTool).
 export { HistoryHubSession } from './session.js';
 export {
+  ARGUMENTS_MISMATCH,
   DISMISSED,
   EXPIRED,
+  NO_DIGEST,
   REJECTED,
   WITHDRAWN,
+  alreadyExecuted,
   approvalTool,
   cannotEdit,
+  notApproved,
   resumeDecidedRuns,
   runWithApprovals,
 } from './approvals.js';

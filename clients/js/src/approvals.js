@@ -10,6 +10,14 @@
 // HistoryHub, so another process can finish it (resumeDecidedRuns) if this
 // one stops.
 //
+// Executing once: before the SDK runs an approved tool, the bridge claims its
+// execution on HistoryHub with the digest of the arguments it is about to run
+// (the approved ones when edited). A refused claim (the action was not
+// approved here, the arguments are not the approved ones, or the call ran
+// already) rejects the call in the run state instead: the tool does not run,
+// and the model reads why. So a resumed run never runs a tool twice, and a
+// decision never applies to other arguments (docs/clients.md).
+//
 // Edited arguments: the SDK runs a tool with the arguments the model wrote and
 // neither takes nor honours changed ones (openai-agents-js #1097). A tool made
 // with approvalTool instead looks up, by its call id, the arguments the
@@ -20,7 +28,8 @@ import { isDeepStrictEqual } from 'node:util';
 
 import { RunState, run as runWithDefaultRunner, tool } from '@openai/agents-core';
 
-import { HistoryHubError } from './errors.js';
+import { argumentsDigest } from './digests.js';
+import { AlreadyExecutedError, ArgumentsMismatchError, HistoryHubError, NotApprovedError } from './errors.js';
 import { HistoryHubSession, agentWhenUnnamed } from './session.js';
 
 // The sentences the model reads instead of a tool's output, as the Python client words them.
@@ -28,6 +37,19 @@ export const REJECTED = 'The person reviewing this call rejected it; the tool di
 export const EXPIRED = 'Nobody decided on this call before its approval request expired; the tool did not run.';
 export const WITHDRAWN = 'The approval request for this call no longer exists; the tool did not run.';
 export const DISMISSED = 'The person reviewing this call dismissed the request without answering; the tool did not run.';
+// What the model reads when HistoryHub refuses to let an approved call run (POST …/execution answered 409), as
+// the Python client words it (historyhub_client/claims.py); `detail` is HistoryHub's own sentence.
+export const ARGUMENTS_MISMATCH =
+  'HistoryHub refused to run this call: its arguments are not the ones a person approved, so the tool did not run.';
+export const NO_DIGEST = 'These arguments have no canonical JSON, so nobody can show they were approved; the tool did not run.';
+
+export function alreadyExecuted(detail) {
+  return `HistoryHub refused to run this call again: it ran already (${detail}), so it did not run twice.`;
+}
+
+export function notApproved(detail) {
+  return `HistoryHub refused to run this call: no decision approved it (${detail}), so the tool did not run.`;
+}
 
 /** Python's CANNOT_EDIT: what the model reads when a tool that cannot take edited arguments was approved with some. */
 export function cannotEdit(approvedArguments, name) {
@@ -70,6 +92,8 @@ class ApprovalRun {
     Object.assign(this, { agent, session, sessionId, runId, expiresInSeconds, waitSeconds, allowedResponses, onApprovalRequest, runner, runOptions });
     // Whether HistoryHub holds a parked state of this run, to forget when it ends.
     this.parked = parked;
+    // The approved calls HistoryHub did not let run: {callId, code, message}.
+    this.refused = [];
   }
 
   get client() {
@@ -102,15 +126,18 @@ export async function runWithApprovals(agent, input, { session, runId, ...option
   const sessionId = await session.getSessionId();
   runId ??= `run_${randomUUID().replaceAll('-', '')}`;
   const run = new ApprovalRun({ agent, session, sessionId, runId, parked: false, options });
-  return follow(run, async () => {
-    await run.client.updateSession(sessionId, { runStatus: 'running' });
-    return run.runAgent(input);
-  });
+  return follow(run, () =>
+    orFail(run, async () => {
+      await run.client.updateSession(sessionId, { runStatus: 'running' });
+      return run.runAgent(input);
+    }),
+  );
 }
 
 /**
  * Resume every parked run whose client actions have all been decided; one
- * {sessionId, runId, result, error} each.
+ * {sessionId, runId, result, error, refused} each (`refused`: the approved
+ * calls HistoryHub did not let run, with the code of its 409).
  *
  * `agents` are the starting agents, matched to runs by name (the process that
  * resumes supplies the code of the tools). Each run is claimed first, so of
@@ -133,7 +160,7 @@ export async function resumeDecidedRuns(client, agents, { waitSeconds = 0, lease
         const { sessionId, runId } = parked;
         const session = new HistoryHubSession({ client, sessionId });
         const run = new ApprovalRun({ agent, session, sessionId, runId, parked: true, options: { waitSeconds, ...options } });
-        const entry = { sessionId, runId, result: undefined, error: undefined };
+        const entry = { sessionId, runId, result: undefined, error: undefined, refused: run.refused };
         try {
           entry.result = await resumeParked(run, parked);
         } catch (error) {
@@ -172,23 +199,23 @@ async function resumeParked(run, parked) {
       if (!isHistoryHubError(error, 'not_found')) throw error;
     }
   }
-  return follow(run, async () => resume(run, await RunState.fromString(run.agent, parked.state), actions));
+  return follow(run, async () => proceed(run, await orFail(run, () => RunState.fromString(run.agent, parked.state)), actions));
 }
 
 /**
  * Start the run, then answer its approvals until it ends or parks; runStatus
  * follows. A failure of the run itself (or of parking it) marks it failed. A
- * failure while it waits for people leaves it parked, for this process to
- * retry or for a resumer to finish.
+ * failure while it waits for people, or claims what they approved, leaves it
+ * parked, for this process to retry or for a resumer to finish.
  */
 async function follow(run, start) {
-  let result = await orFail(run, start);
+  let result = await start();
   while (result.interruptions.length > 0) {
     const { state } = result;
     const actions = await orFail(run, () => park(run, state));
     const decided = await decisions(run, actions);
     if (decided === undefined) return result;
-    result = await orFail(run, () => resume(run, state, decided));
+    result = await proceed(run, state, decided);
   }
   await forget(run);
   await run.client.updateSession(run.sessionId, { runStatus: 'completed' });
@@ -268,12 +295,56 @@ async function decisions(run, actions) {
   return new Map(decided.map((action) => [action.callId, action]));
 }
 
-/** Put the decisions into the run state and run on. */
-async function resume(run, state, actions) {
+/** Claim the calls people approved, then put every verdict into the run state and run on. */
+async function proceed(run, state, actions) {
+  const verdicts = new Map();
+  for (const item of state.getInterruptions()) {
+    const callId = callIdOf(item);
+    verdicts.set(callId, await claimed(run, item, verdictOn(item, actions.get(callId))));
+  }
+  return orFail(run, () => resume(run, state, verdicts));
+}
+
+/**
+ * An approved verdict once HistoryHub let its call run: claimed with the digest
+ * of the arguments the tool will run with. Refused, the call does not run and
+ * the model reads why. Any other failure (HistoryHub unreachable after the
+ * client's retries) is thrown: the run stays parked, and the calls claimed so
+ * far answer `already_executed` when it is resumed, so none runs twice.
+ */
+async function claimed(run, item, verdict) {
+  if (!verdict.approved) return verdict;
+  const callId = callIdOf(item);
+  let digest;
+  try {
+    digest = argumentsDigest(verdict.arguments ?? argumentsOf(item.rawItem));
+  } catch (error) {
+    // Arguments JSON cannot write canonically (a lone surrogate) match no approval: nothing may run.
+    if (!(error instanceof TypeError)) throw error;
+    return refusedRun(run, callId, 'no_digest', NO_DIGEST);
+  }
+  try {
+    await run.client.claimExecution(run.sessionId, callId, { argumentsDigest: digest });
+    return verdict;
+  } catch (error) {
+    if (error instanceof ArgumentsMismatchError) return refusedRun(run, callId, error.code, ARGUMENTS_MISMATCH);
+    if (error instanceof AlreadyExecutedError) return refusedRun(run, callId, error.code, alreadyExecuted(error.message));
+    if (error instanceof NotApprovedError) return refusedRun(run, callId, error.code, notApproved(error.message));
+    throw error;
+  }
+}
+
+function refusedRun(run, callId, code, message) {
+  run.refused.push({ callId, code, message });
+  return refused(message);
+}
+
+/** Put the verdicts into the run state and run on. */
+async function resume(run, state, verdicts) {
   const edited = new Map(approvedArguments.getStore());
   for (const item of state.getInterruptions()) {
     const callId = callIdOf(item);
-    const verdict = verdictOn(item, actions.get(callId));
+    const verdict = verdicts.get(callId);
     if (verdict.approved) {
       state.approve(item);
       if (verdict.arguments !== undefined) edited.set(callId, verdict.arguments);

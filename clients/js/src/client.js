@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { setTimeout as delay } from 'node:timers/promises';
 
-import { HistoryHubError } from './errors.js';
+import { HistoryHubError, apiError } from './errors.js';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 // The server answers ?wait= for at most this many seconds; longer waits loop (docs/api.md).
@@ -122,7 +122,7 @@ export class HistoryHubClient {
     }
     const detail = value.json?.error;
     const error = typeof detail?.code === 'string'
-      ? new HistoryHubError(status, detail.code, String(detail.message ?? ''))
+      ? apiError(status, detail.code, String(detail.message ?? ''))
       : new HistoryHubError(status, 'http_error', `HistoryHub answered ${status}.`);
     return { error, retryAfterMs: retryAfterMs(response.headers['retry-after']) };
   }
@@ -325,6 +325,21 @@ export class HistoryHubClient {
   decideClientAction(sessionId, callId, decision, options) {
     const segments = ['sessions', sessionId, 'client-actions', callId, 'decision'];
     return this.request('POST', segments, { body: decision, ...options });
+  }
+
+  /**
+   * Claim the one execution of an approved action, just before running it,
+   * with `argumentsDigest` (argumentsDigest() of the arguments about to run):
+   * {executedAt, argumentsDigest} the first time. A refusal means the tool must
+   * not run: NotApprovedError (409 `not_approved`), ArgumentsMismatchError
+   * (`arguments_mismatch`, recorded on the card and in the audit log) or
+   * AlreadyExecutedError (`already_executed`). A claim whose answer was lost
+   * is sent again with its Idempotency-Key, and the server replays the first
+   * answer.
+   */
+  claimExecution(sessionId, callId, { argumentsDigest }, options) {
+    const segments = ['sessions', sessionId, 'client-actions', callId, 'execution'];
+    return this.request('POST', segments, { body: { argumentsDigest }, ...options });
   }
 
   // Parked runs (docs/python-client.md, "The runs API") -------------------------------

@@ -7,7 +7,8 @@ export type StoredItem = Record<string, unknown>;
 
 export declare class HistoryHubError extends Error {
   constructor(status: number | null, code: string, message: string, options?: { cause?: unknown });
-  readonly name: 'HistoryHubError';
+  /** The class's name: "HistoryHubError", or that of one of the execution claim's refusals below. */
+  readonly name: 'HistoryHubError' | 'ExecutionRefusedError' | 'NotApprovedError' | 'ArgumentsMismatchError' | 'AlreadyExecutedError';
   /** The HTTP status; null when no answer came ("connection_failed"). */
   status: number | null;
   /**
@@ -16,6 +17,39 @@ export declare class HistoryHubError extends Error {
    */
   code: string;
 }
+
+/** A refused execution claim (POST …/execution answered 409): the tool must not run. */
+export declare class ExecutionRefusedError extends HistoryHubError {
+  readonly name: 'ExecutionRefusedError' | 'NotApprovedError' | 'ArgumentsMismatchError' | 'AlreadyExecutedError';
+  status: 409;
+  code: ExecutionRefusal;
+}
+
+/** 409 `not_approved`: no decision given on HistoryHub approved the action. */
+export declare class NotApprovedError extends ExecutionRefusedError {
+  readonly name: 'NotApprovedError';
+  code: 'not_approved';
+}
+
+/** 409 `arguments_mismatch`: not the approved arguments' digest; recorded on the card and in the audit log. */
+export declare class ArgumentsMismatchError extends ExecutionRefusedError {
+  readonly name: 'ArgumentsMismatchError';
+  code: 'arguments_mismatch';
+}
+
+/** 409 `already_executed`: the action's one execution was claimed before. */
+export declare class AlreadyExecutedError extends ExecutionRefusedError {
+  readonly name: 'AlreadyExecutedError';
+  code: 'already_executed';
+}
+
+/** Why HistoryHub refused an execution claim. */
+export type ExecutionRefusal = 'not_approved' | 'arguments_mismatch' | 'already_executed';
+
+/** RFC 8785 canonical JSON of a JSON value; TypeError for anything JSON cannot hold (NaN, undefined, a lone surrogate…). */
+export declare function canonicalJson(value: JsonValue): string;
+/** "sha256:" + the lowercase hex SHA-256 of the value's canonical JSON: the server's argumentsDigest for these arguments. */
+export declare function argumentsDigest(value: JsonValue): string;
 
 export interface ClientOptions {
   /** Where HistoryHub runs, e.g. "http://127.0.0.1:8000". */
@@ -194,8 +228,8 @@ export interface ClientAction {
   callId: string;
   name: string;
   arguments: JsonObject;
-  /** "sha256:" + the lowercase hex SHA-256 of the arguments' RFC 8785 canonical JSON. */
-  argumentsDigest?: string | null;
+  /** "sha256:" + the lowercase hex SHA-256 of the arguments' RFC 8785 canonical JSON (argumentsDigest()); null when JCS cannot write them. */
+  argumentsDigest: string | null;
   description: string;
   status: ClientActionStatus;
   createdAt: string;
@@ -207,7 +241,7 @@ export interface ClientAction {
   comment: string | null;
   approvedArguments: JsonObject | null;
   /** The digest of approvedArguments: null until approved, argumentsDigest when approved unchanged. */
-  approvedArgumentsDigest?: string | null;
+  approvedArgumentsDigest: string | null;
   /** The person's answer, on respond. */
   response?: JsonValue | null;
   output: unknown;
@@ -215,7 +249,7 @@ export interface ClientAction {
   allowedResponses?: AllowedResponse[];
   responseSchema?: JsonObject | null;
   /** When the agent's side claimed its execution (POST …/execution); null until then. */
-  executedAt?: string | null;
+  executedAt: string | null;
   /** Settled as the agent's own items reported it: no decision was given here. */
   reported?: boolean;
   /** Imported already resolved: its record is the export's, and it is never decided here. */
@@ -248,6 +282,12 @@ export interface Decision {
   arguments?: JsonObject;
   /** The answer, on respond: text, or an object valid against the action's responseSchema. */
   response?: JsonValue;
+}
+
+/** The one execution of an approved action, claimed. */
+export interface ExecutionClaim {
+  executedAt: string;
+  argumentsDigest: string;
 }
 
 export interface ActionResult {
@@ -351,6 +391,16 @@ export declare class HistoryHubClient {
   ): Promise<ClientAction>;
   submitClientActionResult(sessionId: string, callId: string, result: ActionResult, options?: RequestOptions): Promise<ClientAction>;
   decideClientAction(sessionId: string, callId: string, decision: Decision, options?: RequestOptions): Promise<ClientAction>;
+  /**
+   * Claim the one execution of an approved action, just before running it, with the digest of the arguments about to
+   * run. Rejects with NotApprovedError, ArgumentsMismatchError or AlreadyExecutedError: then the tool must not run.
+   */
+  claimExecution(
+    sessionId: string,
+    callId: string,
+    claim: { argumentsDigest: string },
+    options?: RequestOptions,
+  ): Promise<ExecutionClaim>;
 
   /** 201 when new, 200 when it replaced the run's state (a claim on it ends). */
   parkRun(sessionId: string, runId: string, run: ParkedRun, options?: RequestOptions): Promise<Run>;

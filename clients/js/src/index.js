@@ -1,2 +1,9 @@
 export { HistoryHubClient } from './client.js';
-export { HistoryHubError } from './errors.js';
+export { argumentsDigest, canonicalJson } from './digests.js';
+export {
+  AlreadyExecutedError,
+  ArgumentsMismatchError,
+  ExecutionRefusedError,
+  HistoryHubError,
+  NotApprovedError,
+} from './errors.js';

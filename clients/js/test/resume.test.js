@@ -109,6 +109,29 @@ test('two resume commands at once resume a run once', async () => {
   assert.equal(lines.length, 1, 'one of them resumed it, the other found it taken');
   assert.match(lines[0], /: completed: Done: Refunded 25 on order 1234\.$/);
   assert.deepEqual((await refundsMade(environment)).map((made) => made.refund), [[1234, 25]]);
+  assert.ok((await client.getClientAction(sessionId, 'call_refund')).executedAt, 'the one that ran claimed it first');
+});
+
+test('the resume command never runs a call twice: a run parked again after it ran is told the call ran', async () => {
+  const sessionId = uniqueSessionId('resumed-twice');
+  const environment = agentEnvironment('resumed-twice');
+  await parkedByAnotherProcess(sessionId, environment);
+  const [listed] = (await client.listRuns({ sessionId })).items;
+  const parked = await client.getRun(sessionId, listed.runId);
+  await people.decideClientAction(sessionId, 'call_refund', { decision: 'approve' });
+  const first = await resumeCommand(environment, AGENT_MODULE);
+  assert.equal(first.stdout, `${sessionId} ${parked.runId}: completed: Done: Refunded 25 on order 1234.\n`);
+  const { executedAt } = await client.getClientAction(sessionId, 'call_refund');
+  assert.ok(executedAt, 'claimed before it ran');
+
+  // The same state parked again, as when a resumer stopped after the tool ran and before it forgot the run.
+  await client.parkRun(sessionId, parked.runId, { agent: parked.agent, state: parked.state, callIds: parked.callIds });
+  const second = await resumeCommand(environment, AGENT_MODULE);
+  assert.equal(second.code, 0, second.stderr);
+  const ranAlready = 'HistoryHub refused to run this call again: it ran already \\(.+\\), so it did not run twice\\.';
+  assert.match(second.stdout, new RegExp(`^${sessionId} ${parked.runId}: completed: Done: ${ranAlready} \\[call_refund not run: already_executed\\]\n$`));
+  assert.deepEqual((await refundsMade(environment)).map((made) => made.refund), [[1234, 25]]);
+  assert.equal((await client.getClientAction(sessionId, 'call_refund')).executedAt, executedAt);
 });
 
 test('the resume command with --watch keeps resuming runs as they are decided', async () => {

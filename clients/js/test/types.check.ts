@@ -1,5 +1,9 @@
-// Compiled by `tsc` in `npm test`, never run: the declarations must describe a
-// Session the SDK's Runner accepts as transaction-aware, and the client's calls.
+// Compiled by `tsc` (`npm run typecheck`, the first step of `npm test`), never
+// run: the declarations must describe a Session the SDK's Runner accepts as
+// transaction-aware, and the client's calls. Each `@ts-expect-error` is a
+// misuse the declarations must refuse: a declaration loosened so that it no
+// longer does fails the check. test/declarations.test.js checks that what is
+// declared here is what the modules export.
 import {
   Agent,
   Runner,
@@ -11,21 +15,34 @@ import {
 import { z } from 'zod';
 
 import {
+  AlreadyExecutedError,
+  ArgumentsMismatchError,
+  ExecutionRefusedError,
   HistoryHubClient,
   HistoryHubError,
+  NotApprovedError,
+  argumentsDigest,
+  canonicalJson,
   type ClientAction,
+  type ExecutionClaim,
+  type ExecutionRefusal,
   type Run,
   type RunSummary,
   type SessionHistory,
   type SessionHistoryItem,
 } from '@historyhub/client';
 import {
+  ARGUMENTS_MISMATCH,
   EXPIRED,
+  NO_DIGEST,
+  alreadyExecuted,
+  notApproved,
   HistoryHubSession,
   approvalTool,
   cannotEdit,
   resumeDecidedRuns,
   runWithApprovals,
+  type RefusedExecution,
   type ResumedRun,
 } from '@historyhub/client/agents';
 
@@ -88,3 +105,58 @@ export async function approvals(): Promise<void> {
   void [pending, answer, resumed, parked, ready, told, asTool];
 }
 
+
+export async function execution(agent: Agent): Promise<void> {
+  const digest: string = argumentsDigest({ order: 1234, amount: 25, lines: [1, 2.5], note: null, paid: false });
+  const text: string = canonicalJson([true, 'x', { a: 1 }]);
+  // @ts-expect-error undefined is not JSON: argumentsDigest refuses it.
+  argumentsDigest({ amount: undefined });
+  // @ts-expect-error a Date is not JSON either.
+  canonicalJson(new Date());
+
+  const claim: ExecutionClaim = await client.claimExecution('support-42', 'call_1', { argumentsDigest: digest }, { idempotencyKey: 'k' });
+  const executedAt: string = claim.executedAt;
+  // @ts-expect-error the claim carries the digest of the arguments, not the arguments.
+  await client.claimExecution('support-42', 'call_1', { arguments: { amount: 25 } });
+  // @ts-expect-error a claim without a digest is no claim.
+  await client.claimExecution('support-42', 'call_1', {});
+
+  const action: ClientAction = await client.getClientAction('support-42', 'call_1');
+  const digests: Array<string | null> = [action.argumentsDigest, action.approvedArgumentsDigest];
+  const ran: string | null = action.executedAt;
+  // @ts-expect-error executedAt is null until the execution is claimed.
+  const surely: string = action.executedAt;
+
+  try {
+    await client.claimExecution('support-42', 'call_1', { argumentsDigest: digest });
+  } catch (error) {
+    if (error instanceof AlreadyExecutedError) {
+      const code: 'already_executed' = error.code;
+      const status: 409 = error.status;
+      void [code, status];
+    } else if (error instanceof ArgumentsMismatchError) {
+      const code: 'arguments_mismatch' = error.code;
+      void code;
+    } else if (error instanceof NotApprovedError) {
+      const code: 'not_approved' = error.code;
+      // @ts-expect-error a refusal's code is its own.
+      const other: 'already_executed' = error.code;
+      void [code, other];
+    }
+    if (error instanceof ExecutionRefusedError) {
+      const why: ExecutionRefusal = error.code;
+      const asHistoryHubError: HistoryHubError = error;
+      void [why, asHistoryHubError];
+    }
+  }
+
+  const [resumed] = await resumeDecidedRuns(client, [agent]);
+  const refused: RefusedExecution[] = resumed?.refused ?? [];
+  const codes: Array<ExecutionRefusal | 'no_digest'> = refused.map((refusal) => refusal.code);
+  // @ts-expect-error a refusal may also be no_digest, which is no API code.
+  const apiCodes: ExecutionRefusal[] = refused.map((refusal) => refusal.code);
+  const messages: string[] = [ARGUMENTS_MISMATCH, NO_DIGEST, alreadyExecuted('at noon'), notApproved('waiting')];
+  // @ts-expect-error the sentences take HistoryHub's message.
+  alreadyExecuted();
+  void [text, executedAt, digests, ran, surely, codes, apiCodes, messages];
+}

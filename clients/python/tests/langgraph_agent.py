@@ -49,15 +49,16 @@ class RefundModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=reply)])
 
 
-def refund_agent(checkpointer):
+def refund_agent(checkpointer, refund_tool=issue_refund):
     review = HumanInTheLoopMiddleware(
         interrupt_on={"issue_refund": {"allowed_decisions": ["approve", "edit", "reject"]}}
     )
-    return create_agent(RefundModel(), tools=[issue_refund], middleware=[review], checkpointer=checkpointer)
+    return create_agent(RefundModel(), tools=[refund_tool], middleware=[review], checkpointer=checkpointer)
 
 
 def stopped(run):
-    return {"waiting": [action["callId"] for action in run.waiting], "last": run.values["messages"][-1].content}
+    stop = {"waiting": [action["callId"] for action in run.waiting], "last": run.values["messages"][-1].content}
+    return stop | ({"elsewhere": run.executed_elsewhere} if run.executed_elsewhere else {})
 
 
 async def main(url, key, session_id, thread_id, database, step):

@@ -54,6 +54,8 @@ def test_an_approved_refund_runs_with_the_arguments_the_model_asked_for(connect,
     items = hub.get_items(session_id)
     assert [item["role"] for item in items] == ["user", "assistant", "tool", "assistant"]
     assert items[1]["tool_calls"][0]["function"]["name"] == "issue_refund"
+    # The approval is on the model's tool call, under its id: the timeline shows it on the call, by the tool's name.
+    assert action["callId"] == items[1]["tool_calls"][0]["id"] == "call_refund"
 
 
 def test_an_edited_refund_runs_with_the_persons_arguments(connect):

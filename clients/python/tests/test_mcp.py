@@ -3,9 +3,12 @@
 decides over the API with the people's key, and the tool returns the decision."""
 
 import asyncio
+import importlib.metadata
 import json
 import os
 import re
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +17,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.types import Implementation
 
 from historyhub_client import HistoryHubError
 
@@ -21,21 +25,30 @@ from historyhub_client import HistoryHubError
 WAIT_SECONDS = 20
 
 
-def stdio(server, key):
-    command = Path(sys.executable).parent / "historyhub-mcp"
-    environment = {
+COMMAND = Path(sys.executable).parent / "historyhub-mcp"
+# The client the tests say they are at initialize, as Claude Code says "claude-code".
+CLIENT = Implementation(name="claude-code", version="2.1.0")
+
+
+def stdio_environment(server, key):
+    return {
         "PATH": os.environ.get("PATH", ""),
         "HISTORYHUB_URL": server.url,
         "HISTORYHUB_API_KEY": key,
         "HISTORYHUB_AGENT": "claude-code",
         "HISTORYHUB_MCP_PROGRESS_SECONDS": "1",
     }
-    return Client(StdioServerParameters(command=str(command), env=environment))
+
+
+def stdio(server, key):
+    return Client(StdioServerParameters(command=str(COMMAND), env=stdio_environment(server, key)), client_info=CLIENT)
 
 
 def http(server, key):
     headers = {"Authorization": f"Bearer {key}"} if key else {}
-    return Client(streamable_http_client(f"{server.url}/mcp", http_client=httpx2.AsyncClient(headers=headers)))
+    return Client(
+        streamable_http_client(f"{server.url}/mcp", http_client=httpx2.AsyncClient(headers=headers)), client_info=CLIENT
+    )
 
 
 TRANSPORTS = {"stdio": stdio, "http": http}
@@ -93,6 +106,7 @@ def test_request_approval_returns_the_edited_arguments_a_person_approved(transpo
         "arguments": {"amount": 80},
         "comment": "80 is the most we refund",
         "response": None,
+        "refusal": None,
         "sessionId": action["sessionId"],
         "callId": action["callId"],
     }
@@ -132,7 +146,9 @@ def test_over_stdio_the_connection_keeps_one_session_of_the_configured_agent(ser
         None,
         "Not today",
     )
-    assert hub.get_session(first["sessionId"])["agent"] == "claude-code"
+    session = hub.get_session(first["sessionId"])
+    # Titled by the call that made it, after the client's name: not "MCP connection" for every one.
+    assert (session["agent"], session["name"]) == ("claude-code", "claude-code: Approval for deploy_1")
 
 
 def test_over_http_each_call_without_a_session_gets_its_own_in_the_keys_project(server, key, connect, hub):
@@ -148,7 +164,8 @@ def test_over_http_each_call_without_a_session_gets_its_own_in_the_keys_project(
 
     result, action, _ = asyncio.run(scenario())
     assert result.structured_content["arguments"] == {"a": 1}
-    assert hub.get_session(action["sessionId"])["agent"] == "mcp"
+    session = hub.get_session(action["sessionId"])
+    assert (session["agent"], session["name"]) == ("mcp", "claude-code: Approval for http_own")
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
@@ -280,3 +297,54 @@ def test_the_tools_and_their_schemas_are_listed(server, key):
         "comment",
         "response",
     }
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_the_server_names_itself_with_the_packages_version(transport, server, key):
+    async def scenario():
+        async with TRANSPORTS[transport](server, key) as client:
+            return client.server_info
+
+    info = asyncio.run(scenario())
+    assert (info.name, info.version) == ("historyhub", importlib.metadata.version("historyhub-client"))
+
+
+def test_historyhub_mcp_writes_nothing_to_stderr_and_ends_quietly_on_ctrl_c(server, key, people, hub):
+    """A client shows its server's stderr as errors: no line per HTTP request there, and no traceback when a person
+    ends the bridge with Ctrl-C."""
+    hub.create_session("support", "mcp-quiet")
+    hub.open_client_action("mcp-quiet", "quiet", "deploy", {})
+    people.decide("mcp-quiet", "quiet", "approve")
+    bridge = subprocess.Popen(
+        [str(COMMAND)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=stdio_environment(server, key),
+        text=True,
+    )
+
+    def ask(message):
+        bridge.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        bridge.stdin.flush()
+        return json.loads(bridge.stdout.readline()) if "id" in message else None
+
+    try:
+        client = {"name": "tests", "version": "1"}
+        ask(
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": client},
+            }
+        )
+        ask({"method": "notifications/initialized"})
+        arguments = {"name": "deploy", "arguments": {}, "sessionId": "mcp-quiet", "callId": "quiet"}
+        called = ask({"id": 2, "method": "tools/call", "params": {"name": "request_approval", "arguments": arguments}})
+        bridge.send_signal(signal.SIGINT)
+        _, errors = bridge.communicate(timeout=WAIT_SECONDS)
+    finally:
+        bridge.kill()
+    assert called["result"]["structuredContent"]["status"] == "approved"
+    assert errors == ""
+    assert bridge.returncode == 130

@@ -28,9 +28,12 @@ def test_the_package_is_the_one_the_wheel_installed():
     assert Path(historyhub_client.__file__).is_relative_to(sysconfig.get_paths()["purelib"])
 
 
-def test_the_package_needs_httpx2_alone_and_each_sdk_only_for_its_extra():
+def test_the_package_needs_httpx2_and_rfc8785_alone_and_each_sdk_only_for_its_extra():
     requirements = importlib.metadata.requires("historyhub-client")
-    assert [requirement for requirement in requirements if "extra ==" not in requirement] == ["httpx2<3,>=2.16"]
+    assert [requirement for requirement in requirements if "extra ==" not in requirement] == [
+        "httpx2<3,>=2.16",
+        "rfc8785<0.2,>=0.1.4",
+    ]
     by_extra = {}
     for requirement in requirements:
         if "extra ==" in requirement:
@@ -42,10 +45,16 @@ def test_the_package_needs_httpx2_alone_and_each_sdk_only_for_its_extra():
         "agents": ["openai-agents<0.25,>=0.24"],
         "mcp": ["mcp<3,>=2.3"],
         "langgraph": ["langchain<2,>=1.5", "langgraph<2,>=1.2"],
+        "verify": ["pyjwt[crypto]<3,>=2.10"],
     }
 
 
-def test_the_resume_and_mcp_commands_are_installed_as_console_scripts():
+def test_the_wheel_ships_py_typed_so_type_checkers_read_the_packages_annotations():
+    files = [str(path) for path in importlib.metadata.distribution("historyhub-client").files]
+    assert "historyhub_client/py.typed" in files
+
+
+def test_the_resume_mcp_and_verify_commands_are_installed_as_console_scripts():
     scripts = {
         point.name: point.value
         for point in importlib.metadata.entry_points(group="console_scripts")
@@ -54,6 +63,7 @@ def test_the_resume_and_mcp_commands_are_installed_as_console_scripts():
     assert scripts == {
         "historyhub-resume": "historyhub_client.resume:main",
         "historyhub-mcp": "historyhub_client.mcp_server:main",
+        "historyhub-verify": "historyhub_client.verify:main",
     }
 
 

@@ -9,14 +9,15 @@ which builds its element with format_html.
 import json
 import re
 from datetime import UTC
+from zoneinfo import ZoneInfo
 
 from django import template
 from django.utils.html import format_html
 
 from historyhub.approvals.deciders import Decider
-from historyhub.dashboard import folding, markdown, media, snippets, timeline
-from historyhub.history import client_actions, previews
-from historyhub.lib import hidden_characters
+from historyhub.dashboard import folding, markdown, media, snippets, timeline_cards
+from historyhub.history import client_actions
+from historyhub.lib import hidden_characters, previews
 
 register = template.Library()
 
@@ -113,7 +114,7 @@ def refusal(context, action):
 @register.filter
 def action_view(action):
     """A client action's arguments as bounded previews, and whether its texts hide characters (for the admin)."""
-    return timeline.action_view(action) if action is not None else {}
+    return timeline_cards.action_view(action) if action is not None else {}
 
 
 @register.simple_tag(takes_context=True)
@@ -164,21 +165,33 @@ def shortened_filter(value, limit):
     return previews.shortened(value, int(limit)) if isinstance(value, str) else value
 
 
-@register.simple_tag
-def moment(value, prefix=""):
-    """One time format on every page (docs/dashboard.md, "Times"): a <time> in UTC, which static/js/local-time.js
-    shows in the viewer's own zone ("Dec 1, 18:24"), the absolute time and zone on hover; readable without
-    script. ``prefix`` ("asked") goes inside the element, before the time."""
+@register.simple_tag(takes_context=True)
+def moment(context, value, prefix="", relative=False):
+    """One time format on every page (docs/dashboard.md, "Times"): a <time> whose ``datetime`` is UTC, which
+    static/js/local-time.js shows in the viewer's zone ("Dec 1, 18:24"), the full time, the zone's name and the UTC
+    time on hover. The viewer's zone is the one they chose on their profile (``time_zone`` in the context, written
+    on the element as ``data-zone``), else the browser's. Without script the text reads the chosen zone's time with
+    its abbreviation, or UTC, and says which. ``prefix`` ("asked") goes inside the element, before the time.
+    ``relative`` where recency matters (the inbox, the sessions list): "5 min ago" within a week."""
     if value is None:
         return "—"
     utc = value.astimezone(UTC)
+    zone = str(context.get("time_zone") or "")
     shown = f"{prefix} " if prefix else ""
+    if zone:
+        local = utc.astimezone(ZoneInfo(zone))
+        text = f"{local:%Y-%m-%d %H:%M} {local:%Z}"
+        title = f"{local:%Y-%m-%d %H:%M:%S} {zone}, the time zone on your profile ({utc:%Y-%m-%d %H:%M:%S} UTC)"
+    else:
+        text, title = f"{utc:%Y-%m-%d %H:%M} UTC", f"{utc:%Y-%m-%d %H:%M:%S} UTC"
     return format_html(
-        '<time datetime="{}" data-local title="{} UTC">{}{}</time>',
+        '<time datetime="{}" data-local{}{} title="{}">{}{}</time>',
         utc.strftime("%Y-%m-%dT%H:%M:%SZ"),
-        utc.strftime("%Y-%m-%d %H:%M:%S"),
+        " data-relative" if relative else "",
+        format_html(' data-zone="{}"', zone) if zone else "",
+        title,
         shown,
-        utc.strftime("%Y-%m-%d %H:%M UTC"),
+        text,
     )
 
 

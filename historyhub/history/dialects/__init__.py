@@ -12,11 +12,13 @@ Content part readers register themselves in ``content``.
 Adding a dialect is adding a module here and naming it in ``DIALECTS``.
 """
 
+from types import ModuleType
+
 from historyhub.history.dialects import agents_js, base, chat, mcp, orcha, responses
 
 # The first dialect that owns an item's type takes it: the specific before the general.
 DIALECTS = (orcha, mcp, agents_js, responses, chat)
-_BY_TYPE = {}
+_BY_TYPE: dict[str, ModuleType | None] = {}
 
 
 def of(item):

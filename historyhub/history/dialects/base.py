@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from historyhub.history import jsonvalues
+from historyhub.lib import jsonvalues
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 USAGE_FIELDS = ("inputTokens", "outputTokens", "reasoningTokens", "cacheReadTokens", "cacheWriteTokens")
@@ -158,15 +158,6 @@ def timestamp_ms(item, received_at):
     moment = parse_timestamp(value) or created_at(item, received_at)
     # Counted in whole milliseconds: float seconds * 1000 can land just below.
     return (moment - EPOCH) // timedelta(milliseconds=1)
-
-
-def format_time(moment):
-    """ISO 8601 in UTC with Z; milliseconds only when there are some."""
-    if moment is None:
-        return None
-    # isoformat, unlike strftime, writes years before 1000 with four digits.
-    moment = moment.astimezone(UTC).replace(tzinfo=None)
-    return moment.isoformat(timespec="milliseconds" if moment.microsecond else "seconds") + "Z"
 
 
 # Usage -----------------------------------------------------------------------------

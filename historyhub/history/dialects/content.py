@@ -15,8 +15,11 @@ MessageContent back into Chat Completions content (docs/chat-format.md).
 """
 
 import mimetypes
+from collections.abc import Callable
+from typing import Any
 
-_READERS = {}
+# The readers of each content part type, in the order they were registered.
+_READERS: dict[str, list[Callable[..., Any]]] = {}
 
 
 def register(part_type, reader):
@@ -45,11 +48,6 @@ def message_content(item):
 
 def joined_text(parts, separator):
     return separator.join(part["text"] for part in parts if part["type"] == "text")
-
-
-def message_text(item, separator=" "):
-    """The text parts of a message, joined."""
-    return joined_text(message_content(item), separator)
 
 
 # Readers' helpers ---------------------------------------------------------------------

@@ -5,6 +5,7 @@ not history.
 """
 
 from historyhub.history.dialects import base
+from historyhub.history.models import ClientActionStatus, Decision, EntryStatus
 
 NAME = "mcp"
 TYPES = {"mcp_approval_request", "mcp_approval_response", "mcp_call", "mcp_list_tools"}
@@ -56,15 +57,17 @@ def project(projection, logged):
         approve = item.get("approve") is True
         projection.settle_client_action(
             call_id,
-            "approved" if approve else "rejected",
+            ClientActionStatus.APPROVED if approve else ClientActionStatus.REJECTED,
             logged,
-            decision="approve" if approve else "reject",
+            decision=Decision.APPROVE if approve else Decision.REJECT,
             comment=base.text_field(item, "reason"),
         )
     elif item_type == "mcp_call":
-        failed = bool(item.get("error")) or base.call_status(item) == "failed"
+        failed = bool(item.get("error")) or base.call_status(item) == EntryStatus.FAILED
         extra = {"output": item["output"]} if item.get("output") is not None else {}
-        status = "failed" if failed else ("completed" if "output" in extra else base.call_status(item))
+        status = (
+            EntryStatus.FAILED if failed else (EntryStatus.COMPLETED if "output" in extra else base.call_status(item))
+        )
         projection.add_action(
             logged,
             call_id,

@@ -2,7 +2,7 @@
 
 Every existing session moves into the project ``default``. Its key (the primary key every item, timeline row,
 client action, operation and run points at) stays as it was: keys are ``<project>/<id>`` except in
-``default``, whose sessions keep their bare id (historyhub.projects.keys), so no row of those tables is
+``default``, whose sessions keep their bare id (historyhub.lib.session_keys), so no row of those tables is
 rewritten. The session table gains the project and the id within it, copied from the key, and a check that
 keeps the three in step; its indexes lead with the project now, since every list is one project's.
 """

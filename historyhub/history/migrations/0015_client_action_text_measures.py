@@ -2,7 +2,7 @@
 
 from django.db import migrations, models
 
-from historyhub.history import jsonvalues
+from historyhub.lib import jsonvalues
 from historyhub.lib import destructive, hidden_characters
 
 BATCH = 200

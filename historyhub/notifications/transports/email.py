@@ -16,13 +16,13 @@ from django.db.models import Q
 from django.template.loader import render_to_string
 
 from historyhub.approvals.deciders import Decider
-from historyhub.history import previews
+from historyhub.history.action_events import Event
 from historyhub.history.models import ClientAction
+from historyhub.lib import previews, session_keys
 from historyhub.notifications import digests
-from historyhub.notifications.event_types import Event
-from historyhub.notifications.models import EmailPreference
+from historyhub.notifications.models import TEST_EVENT, EmailPreference
 from historyhub.notifications.transports import Outcome
-from historyhub.projects import access, keys
+from historyhub.projects import access
 from historyhub.projects.models import Role
 
 ARGUMENTS_PREVIEW_CHARACTERS = 4000
@@ -102,7 +102,11 @@ def mailable(address):
 def send(delivery, channel):
     payload = delivery.payload
     data = payload["data"]
-    key = keys.session_key(data["projectId"], data["sessionId"])
+    if payload["type"] == Event.ALERT_RAISED:
+        return send_alert(payload)
+    if payload["type"] == TEST_EVENT:
+        return send_test(payload)
+    key = session_keys.session_key(data["projectId"], data["sessionId"])
     action = ClientAction.objects.filter(session_id=key, call_id=data["callId"]).first()
     if action is None:
         # The session was deleted since: nobody is left to decide, which is not a failure.
@@ -118,4 +122,42 @@ def send(delivery, channel):
             mail = EmailMultiAlternatives(subject, text, to=[person.email], connection=smtp)
             mail.attach_alternative(html, "text/html")
             mail.send()
+    return Outcome(True, excerpt=f"Mailed {len(people)} people.")
+
+
+def send_test(payload):
+    """A test event goes to the person who sent it, who then sees the mail arrive, or learns on the channels page
+    why it did not."""
+    data = payload["data"]
+    person = get_user_model().objects.filter(username=data["sentBy"], is_active=True).first()
+    if person is None or not mailable(person.email):
+        return Outcome(False, excerpt=f"{data['sentBy']} has no email address to send the test to."[:500])
+    subject = header_text(f"[HistoryHub] Test of the channel {data['channelName']}", SUBJECT_CHARACTERS)
+    text = (
+        f"{data['sentBy']} sent this test event to the channel {data['channelName']}: its mail arrives.\n\n"
+        f"Channels: {data['url']}\n"
+    )
+    with get_connection() as smtp:
+        EmailMultiAlternatives(subject, text, to=[person.email], connection=smtp).send()
+    return Outcome(True, excerpt=f"Mailed {person.email}.")
+
+
+def send_alert(payload):
+    """An Insights alert goes to the project's admins who want mail for every event (it is about the project,
+    not an action anyone decides)."""
+    data = payload["data"]
+    people = access.people_granted(data["projectId"], Role.ADMIN).exclude(email="").order_by("username")
+    people = [person for person in _preferring(people, EmailPreference.EVERY_EVENT) if mailable(person.email)]
+    if not people:
+        return Outcome(True, excerpt="No admin wants mail for every event.")
+    alert = data["alert"]
+    about = f" ({alert['action']})" if alert["action"] else ""
+    subject = header_text(f"[HistoryHub] Alert: {alert['description']}{about}", SUBJECT_CHARACTERS)
+    text = (
+        f"{alert['description']}{about}: the threshold {alert['threshold']:g} was crossed, "
+        f"at {data['value']:.4g}, {data['firedAt']}.\n\nInsights: {data['url']}\n"
+    )
+    with get_connection() as smtp:
+        for person in people:
+            EmailMultiAlternatives(subject, text, to=[person.email], connection=smtp).send()
     return Outcome(True, excerpt=f"Mailed {len(people)} people.")

@@ -12,12 +12,12 @@ from django.conf import settings
 from slack_sdk.errors import SlackApiError, SlackClientError
 
 from historyhub.approvals.decisions import Decision, buttons_for
-from historyhub.history import previews
+from historyhub.history.models import ClientActionStatus as Status
+from historyhub.lib import previews, session_keys
 from historyhub.notifications import slack_app
-from historyhub.notifications.models import SlackMessage
+from historyhub.notifications.models import TEST_EVENT, SlackMessage
 from historyhub.notifications.transports import Outcome
 from historyhub.notifications.transports.webhook import retry_after_seconds
-from historyhub.projects import keys
 
 ARGUMENTS_PREVIEW_CHARACTERS = 2500
 DESCRIPTION_PREVIEW_CHARACTERS = 500
@@ -60,7 +60,7 @@ def blocks_for(payload, key):
         blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": escape(description)}})
     arguments = previews.arguments(action["arguments"], ARGUMENTS_PREVIEW_CHARACTERS)
     blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": f"```{escape(arguments)}```"}})
-    if action["status"] == "waiting":
+    if action["status"] == Status.WAITING:
         if action.get("votes"):
             blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": votes_text(action)}]})
         elements = buttons(action, button_value(key, data["callId"]), data["url"])
@@ -109,7 +109,15 @@ def outcome_text(action):
 def send(delivery, channel):
     payload = delivery.payload
     data = payload["data"]
-    key = keys.session_key(data["projectId"], data["sessionId"])
+    if payload["type"] == "alert.raised":
+        return post_alert(data, channel)
+    if payload["type"] == TEST_EVENT:
+        text = (
+            f"Test event from HistoryHub for the channel {escape(data['channelName'])}, sent by "
+            f"{escape(data['sentBy'])}. <{escape(data['url'])}|Channels>"
+        )
+        return post_text(text, channel)
+    key = session_keys.session_key(data["projectId"], data["sessionId"])
     text, blocks = summary(payload), blocks_for(payload, key)
     shown = SlackMessage.objects.filter(channel=channel, session_key=key, call_id=data["callId"]).first()
     web = slack_app.web_client(timeout=settings.WEBHOOK_TIMEOUT_SECONDS)
@@ -124,6 +132,31 @@ def send(delivery, channel):
                 call_id=data["callId"],
                 defaults={"slack_channel": answer["channel"], "ts": answer["ts"]},
             )
+    except SlackApiError as error:
+        response = error.response
+        retry_after = retry_after_seconds(response.headers.get("Retry-After", response.headers.get("retry-after")))
+        return Outcome(False, response.status_code, str(response.get("error", ""))[:500], retry_after)
+    except (SlackClientError, OSError) as error:
+        return Outcome(False, excerpt=f"{type(error).__name__}: {error}"[:500])
+    return Outcome(True, 200)
+
+
+def post_alert(data, channel):
+    """An Insights alert: one message with a link to the page (nothing to update later, nothing to click)."""
+    alert = data["alert"]
+    about = f" ({escape(alert['action'])})" if alert["action"] else ""
+    text = (
+        f"Alert: {escape(alert['description'])}{about}: threshold {alert['threshold']:g} crossed at "
+        f"{data['value']:.4g}. <{escape(data['url'])}|Open Insights>"
+    )
+    return post_text(text, channel)
+
+
+def post_text(text, channel):
+    """One message of ``text`` (escaped already) in the channel's Slack channel, and how Slack answered."""
+    web = slack_app.web_client(timeout=settings.WEBHOOK_TIMEOUT_SECONDS)
+    try:
+        web.chat_postMessage(channel=channel.slack_channel, text=text)
     except SlackApiError as error:
         response = error.response
         retry_after = retry_after_seconds(response.headers.get("Retry-After", response.headers.get("retry-after")))

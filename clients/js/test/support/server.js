@@ -14,6 +14,7 @@ const run = promisify(execFile);
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
 const PYTHON = process.env.PYTHON ?? join(ROOT, '.venv/bin/python');
 const STARTUP_DEADLINE_MS = 60_000;
+const GROUP_STOP_DEADLINE_MS = 15_000;
 
 // Creates or drops a PostgreSQL database; psycopg is what the server itself uses.
 const POSTGRES_ADMIN = `
@@ -43,6 +44,8 @@ export async function startHistoryHub() {
     SECRET_KEY: randomBytes(32).toString('hex'),
     // A Fernet key: 32 random bytes in url-safe base64, with its padding (the server encrypts its stored secrets).
     FIELD_ENCRYPTION_KEYS: randomBytes(32).toString('base64url') + '=',
+    // An Ed25519 private key: 32 random bytes in url-safe base64 (the server signs client actions' receipts).
+    RECEIPT_SIGNING_KEYS: randomBytes(32).toString('base64url'),
     ALLOWED_HOSTS: '127.0.0.1',
     SECURE_SSL_REDIRECT: 'False',
     SECURE_COOKIES: 'False',
@@ -62,7 +65,14 @@ export async function startHistoryHub() {
     const decideKey = (await manage('createapikey', 'js tests (decide)', '--scope', 'decide')).stdout.trim();
     const logPath = join(dataDir, 'server.log');
     const log = createWriteStream(logPath);
-    server = spawn(join(ROOT, 'bin', 'start'), { cwd: ROOT, env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process group of its own, so stopping it stops the notification worker and the sweep it started,
+    // which write into dataDir (SQLite's journal, their logs) until they are gone.
+    server = spawn(join(ROOT, 'bin', 'start'), {
+      cwd: ROOT,
+      env: environment,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     server.stdout.pipe(log);
     server.stderr.pipe(log);
     const url = `http://127.0.0.1:${port}`;
@@ -70,13 +80,13 @@ export async function startHistoryHub() {
     const stop = async () => {
       await stopProcess(server);
       await database.drop();
-      await rm(dataDir, { recursive: true, force: true });
+      await removeDirectory(dataDir);
     };
     return { url, writeKey, readKey, decideKey, stop };
   } catch (error) {
     if (server) await stopProcess(server);
     await database.drop();
-    await rm(dataDir, { recursive: true, force: true });
+    await removeDirectory(dataDir);
     throw error;
   }
 }
@@ -128,9 +138,36 @@ async function waitUntilHealthy(url, server, logPath) {
   throw new Error(`HistoryHub did not become healthy at ${url}:\n${log.slice(-4000)}`);
 }
 
+/** SIGTERM to bin/start's whole process group, then wait until every process in it has ended. */
 async function stopProcess(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
-  child.kill('SIGTERM');
-  await exited;
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+    signalGroup(child.pid, 'SIGTERM');
+    await exited;
+  }
+  // The supervised workers end within their STOP_SECONDS (10 s) of SIGTERM; past that, SIGKILL.
+  const deadline = Date.now() + GROUP_STOP_DEADLINE_MS;
+  while (signalGroup(child.pid, 0)) {
+    if (Date.now() > deadline) {
+      signalGroup(child.pid, 'SIGKILL');
+      break;
+    }
+    await new Promise((resolvePause) => setTimeout(resolvePause, 100));
+  }
+}
+
+/** Send a signal to a process group; false once no process of it is left. */
+function signalGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch (error) {
+    if (error.code === 'ESRCH') return false;
+    throw error;
+  }
+}
+
+/** The data directory, retried: a process that just ended may still have had a file open in it. */
+function removeDirectory(path) {
+  return rm(path, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
 }

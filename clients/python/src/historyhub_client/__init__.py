@@ -12,11 +12,33 @@ It imports nothing from Django::
 ``HistoryHubClient`` is the same client for scripts, with blocking calls.
 ``historyhub_client.approvals`` (which needs ``openai-agents``: the extra
 ``agents``) makes HistoryHub the approver of an Agents SDK agent's tools.
+``arguments_digest`` is the server's digest of a call's arguments, with which
+``claim_execution`` claims the one run of an approved call.
 """
 
-from historyhub_client.errors import HistoryHubError
+from historyhub_client.digests import DigestError, arguments_digest, canonical_json
+from historyhub_client.errors import (
+    AlreadyExecutedError,
+    ArgumentsMismatchError,
+    ExecutionRefusedError,
+    HistoryHubError,
+    NotApprovedError,
+)
 from historyhub_client.http import AsyncHistoryHubClient, HistoryHubClient
 from historyhub_client.session import HistoryHubSession
 from historyhub_client.transport import RetryPolicy
 
-__all__ = ["AsyncHistoryHubClient", "HistoryHubClient", "HistoryHubError", "HistoryHubSession", "RetryPolicy"]
+__all__ = [
+    "AlreadyExecutedError",
+    "ArgumentsMismatchError",
+    "AsyncHistoryHubClient",
+    "DigestError",
+    "ExecutionRefusedError",
+    "HistoryHubClient",
+    "HistoryHubError",
+    "HistoryHubSession",
+    "NotApprovedError",
+    "RetryPolicy",
+    "arguments_digest",
+    "canonical_json",
+]

@@ -25,22 +25,26 @@ import functools
 import inspect
 import json
 import uuid
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from types import MappingProxyType
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from agents import Runner, RunState, function_tool
 from agents.function_schema import function_schema
 from agents.tool_context import ToolContext
 
+from historyhub_client.claims import claim
 from historyhub_client.endpoints import seconds_until_expiry
 from historyhub_client.errors import HistoryHubError
+from historyhub_client.http import AsyncHistoryHubClient
 from historyhub_client.session import HistoryHubSession
 
 # Arguments approvers changed, by call id, for the tool calls of the run going on in this context.
-_approved_arguments = contextvars.ContextVar("historyhub_approved_arguments", default=MappingProxyType({}))
+_approved_arguments: contextvars.ContextVar[Mapping[str, Any]] = contextvars.ContextVar(
+    "historyhub_approved_arguments", default=MappingProxyType({})
+)
 # Marks a FunctionTool made by approval_tool: it runs with an approver's edited arguments.
 _TAKES_APPROVED_ARGUMENTS = "_historyhub_takes_approved_arguments"
 # What approval_tool says a person may answer about its calls: {"allowed_responses": …, "response_schema": …}.
@@ -59,7 +63,13 @@ CANNOT_EDIT = (
 # Tools -----------------------------------------------------------------------------
 
 
-def approval_tool(func=None, *, allowed_responses=None, response_schema=None, **options):
+def approval_tool(
+    func: Callable[..., Any] | None = None,
+    *,
+    allowed_responses: Iterable[str] | None = None,
+    response_schema: Mapping[str, Any] | None = None,
+    **options: Any,
+) -> Any:
     """``@function_tool(needs_approval=True)``, whose function runs with the arguments the approver approved.
 
     Use it where you would write ``@function_tool(needs_approval=True)``; it
@@ -78,7 +88,7 @@ def approval_tool(func=None, *, allowed_responses=None, response_schema=None, **
         )
     schema = function_schema(func)
 
-    def arguments_that_run(ctx, args, kwargs):
+    def arguments_that_run(ctx: ToolContext[Any], args: Any, kwargs: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
         approved = _approved_arguments.get().get(ctx.tool_call_id)
         if approved is not None:
             args, kwargs = schema.to_call_args(schema.params_pydantic_model(**approved))
@@ -87,14 +97,14 @@ def approval_tool(func=None, *, allowed_responses=None, response_schema=None, **
     if inspect.iscoroutinefunction(func):
 
         @functools.wraps(func)
-        async def tool(ctx, *args, **kwargs):
+        async def tool(ctx: ToolContext[Any], *args: Any, **kwargs: Any) -> Any:
             args, kwargs = arguments_that_run(ctx, args, kwargs)
             return await func(*args, **kwargs)
 
     else:
 
         @functools.wraps(func)
-        def tool(ctx, *args, **kwargs):
+        def tool(ctx: ToolContext[Any], *args: Any, **kwargs: Any) -> Any:
             args, kwargs = arguments_that_run(ctx, args, kwargs)
             return func(*args, **kwargs)
 
@@ -102,7 +112,8 @@ def approval_tool(func=None, *, allowed_responses=None, response_schema=None, **
         # The SDK passes the tool context (with the call id) to a function whose first parameter asks for it.
         parameters = [inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_ONLY, annotation=ToolContext)]
         signature = inspect.signature(func)
-        tool.__signature__ = signature.replace(parameters=[*parameters, *signature.parameters.values()])
+        new_signature = signature.replace(parameters=[*parameters, *signature.parameters.values()])
+        tool.__signature__ = new_signature  # type: ignore[attr-defined]
         tool.__annotations__ = {"ctx": ToolContext, **func.__annotations__}
     made = function_tool(tool, **{"needs_approval": True, **options})
     setattr(made, _TAKES_APPROVED_ARGUMENTS, True)
@@ -118,32 +129,32 @@ def approval_tool(func=None, *, allowed_responses=None, response_schema=None, **
 class _Run:
     """One run and how it waits: shared by a first run and every resumption of it."""
 
-    agent: object
+    agent: Any
     session: HistoryHubSession
     run_id: str
-    expires_in: object
+    expires_in: float | timedelta | None
     wait: float | None
-    on_approval_request: object
-    run_options: dict
+    on_approval_request: Callable[[Any], Awaitable[None] | None] | None
+    run_options: dict[str, Any]
     # Whether HistoryHub holds a parked state of this run, to forget when it ends.
     parked: bool = False
 
     @property
-    def client(self):
+    def client(self) -> AsyncHistoryHubClient:
         return self.session.client
 
 
 async def run_with_approvals(
-    agent,
-    input,
+    agent: Any,
+    input: Any,
     *,
-    session,
-    run_id=None,
-    expires_in=None,
-    wait=None,
-    on_approval_request=None,
-    **run_options,
-):
+    session: HistoryHubSession,
+    run_id: str | None = None,
+    expires_in: float | timedelta | None = None,
+    wait: float | None = None,
+    on_approval_request: Callable[[Any], Awaitable[None] | None] | None = None,
+    **run_options: Any,
+) -> Any:
     """``Runner.run(agent, input, session=session, …)`` with HistoryHub as the approver; the final RunResult.
 
     Every tool call awaiting approval opens a client action on the session
@@ -173,7 +184,7 @@ async def run_with_approvals(
         run_options=run_options,
     )
 
-    async def start():
+    async def start() -> Any:
         try:
             # The session may not exist yet; runStatus needs it.
             await session.client.create_session(session.agent or agent.name, session.session_id)
@@ -189,13 +200,20 @@ async def run_with_approvals(
 class ResumedRun(NamedTuple):
     session_id: str
     run_id: str
-    result: object
+    result: Any
     error: Exception | None
 
 
 async def resume_decided_runs(
-    client, agents, *, expires_in=None, wait=0, on_approval_request=None, lease_seconds=None, **run_options
-):
+    client: AsyncHistoryHubClient,
+    agents: Iterable[Any],
+    *,
+    expires_in: float | timedelta | None = None,
+    wait: float | None = 0,
+    on_approval_request: Callable[[Any], Awaitable[None] | None] | None = None,
+    lease_seconds: int | None = None,
+    **run_options: Any,
+) -> list[ResumedRun]:
     """Resume every parked run whose client actions have all been decided; one ResumedRun each.
 
     ``agents`` are the starting agents, matched to runs by name (the process
@@ -233,7 +251,7 @@ async def resume_decided_runs(
     return resumed
 
 
-async def _claim(client, parked, lease_seconds):
+async def _claim(client: AsyncHistoryHubClient, parked: Mapping[str, Any], lease_seconds: int | None) -> Any:
     """The run with its state, or None when another resumer took it first or it is no longer ready."""
     try:
         return await client.claim_run(parked["sessionId"], parked["runId"], lease_seconds=lease_seconds)
@@ -243,7 +261,7 @@ async def _claim(client, parked, lease_seconds):
         raise
 
 
-async def _resume_parked(run, parked):
+async def _resume_parked(run: _Run, parked: Mapping[str, Any]) -> Any:
     state = await RunState.from_string(run.agent, parked["state"])
     actions = {}
     for call_id in parked["callIds"]:
@@ -252,7 +270,7 @@ async def _resume_parked(run, parked):
     return await _resume(run, state, actions)
 
 
-async def _follow(run, start):
+async def _follow(run: _Run, start: Callable[[], Awaitable[Any]]) -> Any:
     """Start the run, then answer its approvals until it ends or parks; runStatus follows.
 
     A failure of the run itself (or of parking it) marks it failed. A failure
@@ -272,7 +290,7 @@ async def _follow(run, start):
     return result
 
 
-async def _or_fail(run, step):
+async def _or_fail(run: _Run, step: Callable[[], Awaitable[Any]]) -> Any:
     try:
         return await step()
     except Exception:
@@ -283,7 +301,7 @@ async def _or_fail(run, step):
         raise
 
 
-async def _forget(run):
+async def _forget(run: _Run) -> None:
     """Delete the run's parked state once it ended: left behind, a resumer would run its tools again."""
     if not run.parked:
         return
@@ -295,7 +313,7 @@ async def _forget(run):
     run.parked = False
 
 
-async def _park(run, state):
+async def _park(run: _Run, state: Any) -> list[Any]:
     """Open a client action for each pending approval and park the run until they are decided; the actions."""
     client, session_id = run.client, run.session.session_id
     expires_at = _expires_at(run.expires_in)
@@ -318,7 +336,7 @@ async def _park(run, state):
     return actions
 
 
-async def _decisions(run, actions):
+async def _decisions(run: _Run, actions: list[Any]) -> dict[str, Any] | None:
     """Tell people, wait for their decisions, and claim the run: the decided actions by call id.
 
     None when ``run.wait`` ran out first, or another process resumes the run: it stays parked.
@@ -344,12 +362,22 @@ async def _decisions(run, actions):
     return {action["callId"]: action for action in decided}
 
 
-async def _resume(run, state, actions):
-    """Put the decisions into the run state and run on."""
+async def _resume(run: _Run, state: Any, actions: Mapping[str, Any]) -> Any:
+    """Put the decisions into the run state and run on.
+
+    Each approved call is claimed first, with the arguments it will run with (the approver's edited ones for an
+    ``approval_tool``, else the model's): a call HistoryHub refuses (other arguments than the approved ones, or
+    run already, by this run resumed twice or by a racing resumer) is rejected instead, and the model reads why.
+    """
     edited = {}
     for item in state.get_interruptions():
         call_id = _call_id(item)
         approved, detail = _verdict(item, actions.get(call_id))
+        if approved:
+            arguments = _arguments(item.raw_item) if detail is None else detail
+            refused = await claim(run.client, run.session.session_id, call_id, arguments)
+            if refused is not None:
+                approved, detail = False, refused.message
         if approved:
             state.approve(item)
             if detail is not None:
@@ -364,7 +392,7 @@ async def _resume(run, state, actions):
         _approved_arguments.reset(token)
 
 
-def _verdict(item, action):
+def _verdict(item: Any, action: Mapping[str, Any] | None) -> tuple[bool, Any]:
     """(True, edited arguments or None) to approve, or (False, the message the model gets instead)."""
     if action is None:
         return False, WITHDRAWN
@@ -389,16 +417,16 @@ def _verdict(item, action):
     return False, EXPIRED
 
 
-def _as_text(value):
+def _as_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _undecided(action):
+def _undecided(action: Mapping[str, Any]) -> bool:
     until_expiry = seconds_until_expiry(action)
     return action["status"] == "waiting" and (until_expiry is None or until_expiry > 0)
 
 
-def _expires_at(expires_in):
+def _expires_at(expires_in: float | timedelta | None) -> str | None:
     if expires_in is None:
         return None
     if not isinstance(expires_in, timedelta):
@@ -406,15 +434,16 @@ def _expires_at(expires_in):
     return (datetime.now(UTC) + expires_in).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _field(raw_item, name):
+def _field(raw_item: Any, name: str) -> Any:
     return raw_item.get(name) if isinstance(raw_item, Mapping) else getattr(raw_item, name, None)
 
 
-def _call_id(item):
-    return _field(item.raw_item, "call_id") or _field(item.raw_item, "id")
+def _call_id(item: Any) -> str:
+    call_id: str = _field(item.raw_item, "call_id") or _field(item.raw_item, "id")
+    return call_id
 
 
-def _arguments(raw_item):
+def _arguments(raw_item: Any) -> Any:
     """The call's arguments as an object, the way a person reads them."""
     arguments = _field(raw_item, "arguments")
     if arguments is None:
@@ -429,9 +458,9 @@ def _arguments(raw_item):
     return arguments if isinstance(arguments, dict) else {"arguments": arguments}
 
 
-def _tool(item):
+def _tool(item: Any) -> Any:
     return next((tool for tool in item.agent.tools if getattr(tool, "name", None) == item.tool_name), None)
 
 
-def _tool_description(item):
+def _tool_description(item: Any) -> str:
     return getattr(_tool(item), "description", "") or ""

@@ -8,11 +8,13 @@ defined once, in ``endpoints.py``; a client only sends and sleeps.
 
 import asyncio
 import time
+from types import TracebackType
+from typing import Any, Self
 
 import httpx2
 
-from historyhub_client.endpoints import Endpoints
-from historyhub_client.transport import LONG_POLL_SECONDS, Pause, RetryPolicy
+from historyhub_client.endpoints import Endpoints, Plan
+from historyhub_client.transport import LONG_POLL_SECONDS, Pause, Request, RetryPolicy
 
 # Ordinary calls share this many connections; long polls have their own pool, unbounded.
 DEFAULT_MAX_CONNECTIONS = 10
@@ -28,24 +30,27 @@ class _Base(Endpoints):
     /mcp endpoint passes an ASGI transport, so its tools call the API in the same process).
     """
 
-    _pool_class = None
+    # httpx's Client or AsyncClient, set by each subclass, with the pools' types.
+    _pool_class: Any = None
+    _calls: Any
+    _waits: Any
 
     def __init__(
         self,
-        base_url,
-        api_key,
+        base_url: str,
+        api_key: str,
         *,
-        timeout=30.0,
-        retry=None,
-        max_connections=DEFAULT_MAX_CONNECTIONS,
-        long_poll_seconds=LONG_POLL_SECONDS,
-        transport=None,
-    ):
+        timeout: float = 30.0,
+        retry: RetryPolicy | None = None,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        long_poll_seconds: float = LONG_POLL_SECONDS,
+        transport: httpx2.BaseTransport | httpx2.AsyncBaseTransport | None = None,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.timeout = timeout
         self.retry = retry or RetryPolicy()
         self.long_poll_seconds = min(LONG_POLL_SECONDS, long_poll_seconds)
-        options = {
+        options: dict[str, Any] = {
             "base_url": f"{self.base_url}/api/v1/",
             "headers": {"Authorization": f"Bearer {api_key}"},
             "timeout": timeout,
@@ -58,9 +63,9 @@ class _Base(Endpoints):
         waits = httpx2.Limits(max_connections=None, max_keepalive_connections=None)
         self._waits = self._pool_class(limits=waits, **options)
 
-    def _send_arguments(self, request):
+    def _send_arguments(self, request: Request) -> tuple[Any, dict[str, Any]]:
         """The pool and httpx's arguments for one try; a long poll gets its wait on top of the usual timeout."""
-        timeout = self.timeout
+        timeout: float | httpx2.Timeout = self.timeout
         if request.wait is not None:
             timeout = httpx2.Timeout(self.timeout, read=self.timeout + request.wait)
         pool = self._calls if request.wait is None else self._waits
@@ -78,9 +83,11 @@ class HistoryHubClient(_Base):
     """Blocking calls, for scripts and threads. Close it (or use ``with``) to close its connections."""
 
     _pool_class = httpx2.Client
+    _calls: httpx2.Client
+    _waits: httpx2.Client
 
-    def _run(self, plan):
-        reply = None
+    def _run(self, plan: Plan) -> Any:
+        reply: tuple[httpx2.Response | None, Exception | None] | None = None
         while True:
             try:
                 step = plan.send(reply)
@@ -96,14 +103,16 @@ class HistoryHubClient(_Base):
             except httpx2.TransportError as failure:
                 reply = None, failure
 
-    def close(self):
+    def close(self) -> None:
         self._calls.close()
         self._waits.close()
 
-    def __enter__(self):
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         self.close()
 
 
@@ -111,9 +120,11 @@ class AsyncHistoryHubClient(_Base):
     """Every method is a coroutine; nothing blocks the event loop. Close it with ``await client.aclose()``."""
 
     _pool_class = httpx2.AsyncClient
+    _calls: httpx2.AsyncClient
+    _waits: httpx2.AsyncClient
 
-    async def _run(self, plan):
-        reply = None
+    async def _run(self, plan: Plan) -> Any:
+        reply: tuple[httpx2.Response | None, Exception | None] | None = None
         while True:
             try:
                 step = plan.send(reply)
@@ -129,12 +140,14 @@ class AsyncHistoryHubClient(_Base):
             except httpx2.TransportError as failure:
                 reply = None, failure
 
-    async def aclose(self):
+    async def aclose(self) -> None:
         await self._calls.aclose()
         await self._waits.aclose()
 
-    async def __aenter__(self):
+    async def __aenter__(self) -> Self:
         return self
 
-    async def __aexit__(self, *exc):
+    async def __aexit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         await self.aclose()

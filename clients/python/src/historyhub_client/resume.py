@@ -16,12 +16,13 @@ import asyncio
 import importlib
 import os
 import sys
+from typing import Any, TextIO
 
-from historyhub_client.approvals import resume_decided_runs
+from historyhub_client.approvals import ResumedRun, resume_decided_runs
 from historyhub_client.http import AsyncHistoryHubClient
 
 
-def load(reference):
+def load(reference: str) -> Any:
     """The object a ``module:attribute`` reference names."""
     module_name, _, attribute = reference.partition(":")
     if not attribute:
@@ -32,8 +33,8 @@ def load(reference):
     return target
 
 
-def parse(argv):
-    parser = argparse.ArgumentParser(prog="historyhub-resume", description=__doc__.splitlines()[0])
+def parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="historyhub-resume", description=(__doc__ or "").splitlines()[0])
     parser.add_argument("agents", nargs="+", type=load, metavar="module:agent", help="starting agents")
     parser.add_argument("--url", default=os.environ.get("HISTORYHUB_URL"), help="default: $HISTORYHUB_URL")
     parser.add_argument("--api-key", default=os.environ.get("HISTORYHUB_API_KEY"), help="default: $HISTORYHUB_API_KEY")
@@ -44,7 +45,7 @@ def parse(argv):
     return arguments
 
 
-async def resume(arguments, out=sys.stdout):
+async def resume(arguments: argparse.Namespace, out: TextIO = sys.stdout) -> bool:
     """One pass, or one every ``--watch`` seconds; True when every resumed run went well."""
     all_well = True
     async with AsyncHistoryHubClient(arguments.url, arguments.api_key) as client:
@@ -57,7 +58,7 @@ async def resume(arguments, out=sys.stdout):
             await asyncio.sleep(arguments.watch)
 
 
-def _outcome(run):
+def _outcome(run: ResumedRun) -> str:
     if run.error is not None:
         return f"failed: {run.error}"
     if run.result.interruptions:
@@ -65,7 +66,7 @@ def _outcome(run):
     return f"completed: {run.result.final_output}"
 
 
-def main(argv=None):
+def main(argv: list[str] | None = None) -> None:
     # `python -m` puts the current directory first on the path, a console script its own folder: agents
     # are looked for in the current directory either way.
     if os.getcwd() not in sys.path:

@@ -5,8 +5,11 @@ Imports nothing from the SDK: the SDK recognises a session by its shape
 """
 
 import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from historyhub_client.errors import HistoryHubError
+from historyhub_client.http import AsyncHistoryHubClient
 
 
 class HistoryHubSession:
@@ -17,19 +20,27 @@ class HistoryHubSession:
     ``SessionSettings`` (its ``limit`` is the default of ``get_items``).
     """
 
-    def __init__(self, session_id, client, *, agent=None, session_settings=None):
+    def __init__(
+        self,
+        session_id: str,
+        client: AsyncHistoryHubClient,
+        *,
+        agent: str | None = None,
+        session_settings: Any = None,
+    ) -> None:
         self.session_id = session_id
         self.client = client
         self.agent = agent
         self.session_settings = session_settings
 
-    async def get_items(self, limit=None):
+    async def get_items(self, limit: int | None = None) -> list[Any]:
         """The newest ``limit`` items in chronological order; every item without a limit."""
         if limit is None and self.session_settings is not None:
             limit = self.session_settings.limit
-        return await self.client.get_items(self.session_id, limit)
+        items: list[Any] = await self.client.get_items(self.session_id, limit)
+        return items
 
-    async def add_items(self, items):
+    async def add_items(self, items: Iterable[Any]) -> None:
         """Append every item. An item HistoryHub did not store is an error, never a silent loss."""
         items = list(items)
         if not items:
@@ -43,17 +54,17 @@ class HistoryHubSession:
                 f"HistoryHub did not store {len(lost)} of {len(items)} items (at indexes {lost}).",
             )
 
-    async def pop_item(self):
+    async def pop_item(self) -> Any:
         return await self.client.pop_item(self.session_id)
 
-    async def clear_session(self):
+    async def clear_session(self) -> None:
         await self.client.clear_items(self.session_id)
 
-    async def replace_with_compaction(self, items):
+    async def replace_with_compaction(self, items: Iterable[Any]) -> None:
         """The history becomes ``items`` (holding a "compaction" item, first or last); earlier items are archived."""
         await self.client.compact(self.session_id, items)
 
-    async def _atomic_replace_items(self, items):
+    async def _atomic_replace_items(self, items: Iterable[Any]) -> bool:
         """How the SDK's ``OpenAIResponsesCompactionSession`` replaces history: through /compaction.
 
         The SDK looks for this method on the session's type. Without it, it
@@ -65,7 +76,8 @@ class HistoryHubSession:
         await self.replace_with_compaction(items)
         return True
 
-    async def apply_history_transaction(self, transaction, operation_id=None):
+    async def apply_history_transaction(self, transaction: Mapping[str, Any], operation_id: str | None = None) -> bool:
         """Apply an ``append_items`` or ``replace_suffix`` transaction once; True when applied now."""
         operation_id = operation_id or str(uuid.uuid4())
-        return await self.client.apply_transaction(self.session_id, operation_id, transaction)
+        applied: bool = await self.client.apply_transaction(self.session_id, operation_id, transaction)
+        return applied

@@ -9,11 +9,13 @@ import email.utils
 import json
 import random
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any, Protocol, Self
 from urllib.parse import quote
 
-from historyhub_client.errors import HistoryHubError
+from historyhub_client.errors import HistoryHubError, error_for
 
 # The longest wait the server holds one request for (`wait` is 0-60 s: docs/api.md).
 LONG_POLL_SECONDS = 60
@@ -23,7 +25,7 @@ RETRY_STATUSES = {429, 500, 502, 503, 504}
 RETRY_CODES = {"request_in_progress"}
 
 
-def segment(value):
+def segment(value: str) -> str:
     """One path segment: every id can be addressed, `/`, `%`, spaces and dot-only ids included."""
     if value in (".", ".."):
         # Percent-encoded, so no URL library takes them for "this" and "parent" segments.
@@ -38,7 +40,7 @@ class Request:
     method: str
     path: str
     body: object = None
-    query: dict = field(default_factory=dict)
+    query: dict[str, Any] = field(default_factory=dict)
     idempotency_key: str | None = None
     # Safe to send again: a read, a write with an Idempotency-Key, or a transaction (operationId).
     retryable: bool = False
@@ -46,19 +48,19 @@ class Request:
     wait: float | None = None
 
     @classmethod
-    def read(cls, path, **query):
+    def read(cls, path: str, **query: Any) -> Self:
         return cls("GET", path, query=query, retryable=True)
 
     @classmethod
-    def write(cls, method, path, body=None):
+    def write(cls, method: str, path: str, body: object = None) -> Self:
         """A write with a fresh Idempotency-Key: every retry of it is the same request to the server."""
         return cls(method, path, body, idempotency_key=str(uuid.uuid4()), retryable=True)
 
     @classmethod
-    def long_poll(cls, path, wait):
+    def long_poll(cls, path: str, wait: float) -> Self:
         return cls("GET", path, query={"wait": _seconds(wait)}, retryable=True, wait=wait)
 
-    def headers(self):
+    def headers(self) -> dict[str, str]:
         headers = {"Accept": "application/json"}
         if self.body is not None:
             headers["Content-Type"] = "application/json"
@@ -66,13 +68,13 @@ class Request:
             headers["Idempotency-Key"] = self.idempotency_key
         return headers
 
-    def content(self):
+    def content(self) -> bytes | None:
         if self.body is None:
             return None
         # NaN and Infinity are not JSON: refuse them here rather than send what the server must reject.
         return json.dumps(self.body, ensure_ascii=False, allow_nan=False).encode("utf-8")
 
-    def params(self):
+    def params(self) -> list[tuple[str, str]]:
         params = []
         for name, value in self.query.items():
             for one in value if isinstance(value, list | tuple) else [value]:
@@ -81,17 +83,17 @@ class Request:
         return params
 
 
-def _seconds(value):
+def _seconds(value: float) -> str:
     return f"{max(0.0, value):.3f}".rstrip("0").rstrip(".")
 
 
-def _query_value(value):
+def _query_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
 
 
-def decode(status, headers, content):
+def decode(status: int, headers: Mapping[str, str], content: bytes) -> Any:
     """The JSON of a successful answer (None when empty); an error answer raises HistoryHubError."""
     try:
         payload = json.loads(content) if content else None
@@ -103,12 +105,25 @@ def decode(status, headers, content):
         return payload
     detail = payload.get("error") if isinstance(payload, dict) else None
     if isinstance(detail, dict) and isinstance(detail.get("code"), str):
-        raise HistoryHubError(status, detail["code"], str(detail.get("message", "")))
+        raise error_for(status, detail["code"], str(detail.get("message", "")))
     raise HistoryHubError(status, "http_error", f"HistoryHub answered {status}.")
 
 
-def connection_failed(error):
+def connection_failed(error: Exception) -> HistoryHubError:
     return HistoryHubError(None, "connection_failed", str(error) or type(error).__name__)
+
+
+class Response(Protocol):
+    """What ``settle`` reads of an HTTP answer (httpx's sync and async responses alike)."""
+
+    @property
+    def status_code(self) -> int: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    @property
+    def content(self) -> bytes: ...
 
 
 @dataclass(frozen=True)
@@ -118,15 +133,17 @@ class Pause:
     seconds: float
 
 
-def settle(policy, request, attempt, response, failure):
+def settle(
+    policy: "RetryPolicy", request: Request, attempt: int, response: "Response | None", failure: Exception | None
+) -> tuple[bool, Any]:
     """After one try: (True, the answer's JSON), or (False, seconds to wait before the next try).
 
     ``response`` is the HTTP answer (status_code, headers, content), or
     ``failure`` the connection error that came instead. Raises
     HistoryHubError when the answer is an error not worth another try.
     """
-    if failure is not None:
-        error, retry_after = connection_failed(failure), None
+    if failure is not None or response is None:
+        error, retry_after = connection_failed(failure or ConnectionError("no answer")), None
     else:
         try:
             return True, decode(response.status_code, response.headers, response.content)
@@ -150,13 +167,15 @@ class RetryPolicy:
     backoff: float = 0.25
     max_delay: float = 30.0
 
-    def delay(self, request, attempt, error, retry_after=None):
+    def delay(
+        self, request: Request, attempt: int, error: HistoryHubError, retry_after: float | None = None
+    ) -> float | None:
         """Seconds to wait before try ``attempt + 1`` of ``request`` after ``error``, or None to give up."""
         if not request.retryable or attempt + 1 >= self.attempts:
             return None
         if error.status is not None and error.status not in RETRY_STATUSES and error.code not in RETRY_CODES:
             return None
-        exponential = min(self.max_delay, self.backoff * 2**attempt)
+        exponential = min(self.max_delay, self.backoff * 2.0**attempt)
         delay = exponential / 2 + random.uniform(0, exponential / 2)
         if retry_after is not None:
             if retry_after > self.max_delay:
@@ -165,7 +184,7 @@ class RetryPolicy:
         return delay
 
 
-def retry_after_seconds(value, now=None):
+def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
     """The Retry-After header as seconds from now: a number of seconds or an HTTP date; None when absent."""
     if not value:
         return None

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 from tests.support.waiting import until
 
 REPOSITORY = Path(__file__).resolve().parents[4]
+CLIENT_SOURCE = REPOSITORY / "clients" / "python" / "src"
 SERVER_PYTHON = Path(os.environ.get("HISTORYHUB_SERVER_PYTHON") or REPOSITORY / ".venv" / "bin" / "python")
 START_SECONDS = 60
 STOP_SECONDS = 40
@@ -62,9 +63,14 @@ class LiveServer:
             "SECRET_KEY": secrets.token_urlsafe(50),
             # A Fernet key: 32 random bytes, url-safe base64 (the server encrypts its stored secrets with it).
             "FIELD_ENCRYPTION_KEYS": base64.urlsafe_b64encode(secrets.token_bytes(32)).decode(),
+            # An Ed25519 private key: 32 random bytes, url-safe base64 (the server signs receipts with it).
+            "RECEIPT_SIGNING_KEYS": secrets.token_urlsafe(32),
             "ALLOWED_HOSTS": "127.0.0.1",
             "SECURE_SSL_REDIRECT": "False",
             "SECURE_COOKIES": "False",
+            # The server imports this checkout's client package (/mcp serves its tools), whichever checkout its
+            # virtualenv installed editable.
+            "PYTHONPATH": os.pathsep.join(filter(None, [str(CLIENT_SOURCE), os.environ.get("PYTHONPATH")])),
             "DATA_DIR": str(self.folder),
             "STATIC_ROOT": str(self.folder / "static"),
             "BIND": self.url.removeprefix("http://"),

@@ -3,7 +3,7 @@ like on other machines too, against the same database (on PostgreSQL; SQLite tak
 
 from django.core.management.base import BaseCommand
 
-from historyhub.notifications import worker
+from historyhub.notifications import delivery_worker
 
 
 class Command(BaseCommand):
@@ -18,8 +18,9 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, once=False, with_parent=False, **options):
-        stop_when = worker.parent_gone() if with_parent else (lambda: False)
-        running = worker.Worker(stop_when)
+        stop_when = delivery_worker.parent_gone() if with_parent else (lambda: False)
+        running = delivery_worker.Worker(stop_when)
+        running.announce()
         try:
             if once:
                 sent = running.deliver_due()

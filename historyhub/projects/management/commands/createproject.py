@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from historyhub.history.errors import InvalidInput
+from historyhub.lib.errors import InvalidInput
 from historyhub.projects import administration
 
 
