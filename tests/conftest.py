@@ -4,7 +4,7 @@ scope, clients that speak to the real URLs, and a live server."""
 from pathlib import Path
 
 import pytest
-from django.test import Client
+from django.test import Client, override_settings
 
 from historyhub import live
 from historyhub.apikeys.models import ApiKey
@@ -12,6 +12,13 @@ from historyhub.lib.session_keys import DEFAULT_PROJECT
 from historyhub.projects.models import Project, Role
 from tests.support.actors import ApiClient, make_approver, make_member
 from tests.support.servers import InProcessServer
+
+
+@pytest.fixture(scope="session", autouse=True)
+def quick_password_hashing():
+    """Each person the tests make or log in costs a million PBKDF2 rounds otherwise, most of some tests' time."""
+    with override_settings(PASSWORD_HASHERS=["tests.support.passwords.QuickPBKDF2PasswordHasher"]):
+        yield
 
 
 @pytest.fixture(scope="session")
