@@ -9,6 +9,7 @@ place. A process renews its rows every ``RENEW_SECONDS``; a row not renewed for
 ``STALE_SECONDS`` belongs to a process that died, and counts no more.
 """
 
+import logging
 import os
 import queue
 import secrets
@@ -21,6 +22,8 @@ from django.db import DatabaseError, connection, models, transaction
 from django.utils import timezone
 
 from historyhub.live.subscriptions import TooMany
+
+logger = logging.getLogger(__name__)
 
 RENEW_SECONDS = 10
 STALE_SECONDS = 30
@@ -125,6 +128,9 @@ def _release_queued() -> None:
         except DatabaseError:
             # The database is away: the rows are renewed no more and go stale within STALE_SECONDS.
             pass
+        except Exception:
+            # Anything else is a bug: said, and the thread goes on, as the next batch may well be released.
+            logger.exception("Could not release %d places of waits", len(batch))
         finally:
             connection.close()
 
@@ -155,5 +161,9 @@ def _renew() -> None:
         except DatabaseError:
             # The database is away: the rows may go stale, and the caps give way rather than refuse.
             pass
+        except Exception:
+            # Anything else is a bug: said, and renewing goes on, as a renewer that ended would leave every place
+            # this process holds to go stale.
+            logger.exception("Could not renew %d places of waits", len(held))
         finally:
             connection.close()
