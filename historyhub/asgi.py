@@ -68,5 +68,5 @@ async def application(scope, receive, send):
     try:
         async with live.turns.turn():
             await waiting_views(request.scope, request.receive, send)
-    except live.turns.Busy:
-        await answers.send(send, faults.busy(request.scope["path"]))
+    except live.turns.Busy as busy:
+        await answers.send(send, faults.busy(request.scope["path"], busy.retry_after))

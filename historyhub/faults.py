@@ -62,11 +62,11 @@ def unavailable():
     return error_response("service_unavailable", UNAVAILABLE_MESSAGE, 503, {"Retry-After": str(RETRY_AFTER_SECONDS)})
 
 
-def busy(path):
-    """503 with Retry-After for a wait or a live stream that had no turn at the database in time
-    (historyhub.live.turns): nothing was done, asking again is safe. JSON under /api/, plain text for a page's
-    stream (the browser reconnects by itself)."""
-    headers = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+def busy(path, retry_after):
+    """503 with Retry-After (``retry_after`` seconds: the queue's estimate) for a wait or a live stream that had
+    no turn at the database in time (historyhub.live.turns): nothing was done, asking again is safe. JSON under
+    /api/, plain text for a page's stream (the browser reconnects by itself)."""
+    headers = {"Retry-After": str(retry_after)}
     if path.startswith("/api/"):
         return error_response("service_unavailable", BUSY_MESSAGE, 503, headers)
     return HttpResponse(BUSY_MESSAGE, status=503, content_type="text/plain; charset=utf-8", headers=headers)

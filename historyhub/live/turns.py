@@ -12,20 +12,33 @@ turn while it works (authentication, its place, its reads, its answer), gives it
 (``Subscription.wait``) and takes one again when it wakes, ahead of every request that has not had one yet: a
 woken wait finishes and frees what it holds. A request that has had no turn within ``LIVE_TURN_QUEUE_SECONDS``
 is answered 503 with Retry-After (``Busy``), before Django or the database saw it: nothing was done, and asking
-again is safe. A wait counts the time it queued against its own seconds (``queued``).
+again is safe. Its Retry-After is how long the queue ahead of it would take to go through at the pace turns were
+handed out lately (``Gate.drain_seconds``), so that a larger burst comes back more spread out instead of all five
+seconds later. A wait counts the time it queued against its own seconds (``queued``).
 """
 
 import asyncio
 import contextlib
 import contextvars
+import math
 import weakref
 from collections import deque
 
 from django.conf import settings
 
+# Retry-After's bounds, in seconds: one at least, a minute (a wait's longest) at most.
+SOONEST_RETRY, LATEST_RETRY = 1, 60
+# Turns handed out to arriving requests that the pace is measured over: the latest ones, within the queue's time.
+PACE_SAMPLE = 256
+
 
 class Busy(Exception):
     """No turn came within the queue's time: the process has more waits opening than it can take in."""
+
+    def __init__(self, retry_after: int):
+        super().__init__(retry_after)
+        # Seconds until asking again is likely to find a turn (Gate.drain_seconds).
+        self.retry_after = retry_after
 
 
 class Gate:
@@ -37,6 +50,8 @@ class Gate:
         self.busy = 0
         self._resuming = deque()
         self._arriving = deque()
+        # When (the loop's time) the latest arriving requests got their turn: the pace the queue moves at.
+        self._admitted: deque[float] = deque(maxlen=PACE_SAMPLE)
 
     def queued(self):
         return len(self._resuming) + len(self._arriving)
@@ -46,6 +61,7 @@ class Gate:
         ahead = self._resuming or (not resuming and self._arriving)
         if self.busy < self.size and not ahead:
             self.busy += 1
+            self._admit(resuming)
             return
         future = asyncio.get_running_loop().create_future()
         queue = self._resuming if resuming else self._arriving
@@ -53,6 +69,7 @@ class Gate:
         try:
             async with asyncio.timeout(timeout):
                 await future
+            self._admit(resuming)
         except BaseException as error:
             if future.done() and not future.cancelled():
                 # Handed a turn just as the time ran out (or the client went away): pass it on.
@@ -62,8 +79,12 @@ class Gate:
                 with contextlib.suppress(ValueError):
                     queue.remove(future)
             if isinstance(error, TimeoutError):
-                raise Busy from None
+                raise Busy(self.drain_seconds(timeout)) from None
             raise
+
+    def _admit(self, resuming):
+        if not resuming:
+            self._admitted.append(asyncio.get_running_loop().time())
 
     def leave(self):
         """Give a turn back: to the next one queued, or to the gate."""
@@ -74,6 +95,22 @@ class Gate:
                     future.set_result(None)
                     return
         self.busy -= 1
+
+    def drain_seconds(self, window):
+        """Retry-After for a request that queued ``window`` seconds in vain (``drain_estimate``)."""
+        return drain_estimate(self._admitted, len(self._arriving), asyncio.get_running_loop().time(), window)
+
+
+def drain_estimate(admitted, queued, now, window):
+    """Seconds the ``queued`` arriving requests, and one more, would take to get a turn at the pace of those
+    ``admitted`` (their times) within the last ``window`` seconds before ``now``, between SOONEST_RETRY and
+    LATEST_RETRY. Without a pace (fewer than two admitted: turns have stopped coming), the ``window`` itself: as
+    long as a request just queued in vain."""
+    recent = [moment for moment in admitted if moment >= now - window]
+    if len(recent) < 2 or now <= recent[0]:
+        return max(SOONEST_RETRY, min(LATEST_RETRY, math.ceil(window)))
+    seconds_per_turn = (now - recent[0]) / (len(recent) - 1)
+    return max(SOONEST_RETRY, min(LATEST_RETRY, math.ceil((queued + 1) * seconds_per_turn)))
 
 
 class Turn:

@@ -47,6 +47,27 @@ def test_turns_go_in_the_order_they_were_asked_for_and_resuming_requests_first()
     assert (gate.busy, gate.queued()) == (0, 0)
 
 
+@pytest.mark.parametrize(
+    ("admitted", "queued", "retry_after"),
+    [
+        # Ten turns a second lately: 29 queued and the one asking again go through in 3 seconds.
+        ([90 + n / 10 for n in range(101)], 29, 3),
+        # A larger queue, a later retry; never past a minute.
+        ([90 + n / 10 for n in range(101)], 299, 30),
+        ([90 + n / 10 for n in range(101)], 5000, 60),
+        # A short queue at a fast pace: a second at least.
+        ([90 + n / 100 for n in range(101)], 2, 1),
+        # Only what the window holds counts: the turns before it were a different pace.
+        ([10 + n / 100 for n in range(1000)] + [95, 100], 9, 50),
+        # Turns stopped coming: as long as the request queued.
+        ([], 40, 30),
+        ([95], 40, 30),
+    ],
+)
+def test_retry_after_is_how_long_the_queue_ahead_takes_at_the_latest_pace(admitted, queued, retry_after):
+    assert turns.drain_estimate(admitted, queued, now=100, window=30) == retry_after
+
+
 def test_a_request_without_a_turn_in_time_is_busy_and_leaves_the_queue_as_it_was():
     async def scenario():
         gate = turns.Gate(1)
@@ -195,7 +216,8 @@ def test_a_wait_that_gets_no_turn_in_time_is_503_with_retry_after_and_the_one_ah
         status, headers, body = api(one_turn_server, key, "GET", "/sessions/turns/client-actions/c1?wait=30")
     finally:
         blocker()
-    assert (status, body["error"]["code"], headers["retry-after"]) == (503, "service_unavailable", "5")
+    # No pace measured (one turn handed out, then none for the queue's second): as long as it queued.
+    assert (status, body["error"]["code"], headers["retry-after"]) == (503, "service_unavailable", "1")
     api(one_turn_server, decide_key, "POST", "/sessions/turns/client-actions/c0/decision", {"decision": "approve"})
     first.join(60)
     assert (answers["first"][0], answers["first"][2]["status"]) == (200, "approved")
