@@ -26,8 +26,9 @@ from collections import deque
 
 from django.conf import settings
 
-# Retry-After's bounds, in seconds: one at least, a minute (a wait's longest) at most.
-SOONEST_RETRY, LATEST_RETRY = 1, 60
+# Retry-After's bounds, in seconds: one at least, and at most the longest pause HistoryHub's Python and JavaScript
+# clients wait out before asking again (a longer one they would not wait for, and raise the 503 to the agent).
+SOONEST_RETRY, LATEST_RETRY = 1, 30
 # Turns handed out to arriving requests that the pace is measured over: the latest ones, within the queue's time.
 PACE_SAMPLE = 256
 

@@ -52,13 +52,13 @@ def test_turns_go_in_the_order_they_were_asked_for_and_resuming_requests_first()
     [
         # Ten turns a second lately: 29 queued and the one asking again go through in 3 seconds.
         ([90 + n / 10 for n in range(101)], 29, 3),
-        # A larger queue, a later retry; never past a minute.
-        ([90 + n / 10 for n in range(101)], 299, 30),
-        ([90 + n / 10 for n in range(101)], 5000, 60),
+        # A larger queue, a later retry; never past the clients' longest pause.
+        ([90 + n / 10 for n in range(101)], 199, 20),
+        ([90 + n / 10 for n in range(101)], 5000, 30),
         # A short queue at a fast pace: a second at least.
         ([90 + n / 100 for n in range(101)], 2, 1),
         # Only what the window holds counts: the turns before it were a different pace.
-        ([10 + n / 100 for n in range(1000)] + [95, 100], 9, 50),
+        ([10 + n / 100 for n in range(1000)] + [95, 100], 3, 20),
         # Turns stopped coming: as long as the request queued.
         ([], 40, 30),
         ([95], 40, 30),
