@@ -52,9 +52,11 @@ def database_url(port=None):
     return f"postgres://{database['USER']}@127.0.0.1:{port}/{database['NAME']}"
 
 
-def restart_other_backends():
+def restart_other_backends(proxy):
     """What a PostgreSQL restart does to the server's idle pooled connections: end
-    them, and return once they are gone. Returns how many there were."""
+    them, and return once they are gone and ``proxy`` has passed each end on to
+    the server, as the network would at once. Returns how many there were."""
+    connections = proxy.open_connections()
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT array_agg(pid) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity"
@@ -66,6 +68,7 @@ def restart_other_backends():
             cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = ANY(%s)", [pids])
             if cursor.fetchone()[0] == 0:
                 break
+    proxy.passed_on(connections)
     return len(pids)
 
 
@@ -105,7 +108,7 @@ def test_postgresql_restarting_or_away_never_gets_a_500_and_service_comes_back_b
             assert [page().status for _ in range(10)] == [302] * 10
 
             # A restart: every idle pooled connection is dead; each is checked and replaced before use.
-            assert restart_other_backends() > 0
+            assert restart_other_backends(proxy) > 0
             assert [api().status for _ in range(20)] == [200] * 20
             assert [page().status for _ in range(20)] == [302] * 20
 

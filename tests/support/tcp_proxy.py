@@ -7,11 +7,15 @@ proxy between the server under test and PostgreSQL, and then
 - ``refuse()``: also stop listening, so new connections are refused (the server is down);
 - ``blackhole()``: accept new connections and never answer (a host that does not respond);
 - ``forward()``: listen and forward again (the database is back).
+
+``passed_on(connections)`` waits until those connections, closed by the server behind, are closed on the client's
+side too, as the network does at once and the proxy's threads do a moment later.
 """
 
 import contextlib
 import socket
 import threading
+import time
 
 BUFFER = 65536
 
@@ -92,18 +96,36 @@ class TcpProxy:
                 close(upstream)
                 return
             self.sockets.add(upstream)
-        threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
-        threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
+        threading.Thread(target=self.pump, args=(client, upstream), daemon=True).start()
+        threading.Thread(target=self.pump, args=(upstream, client), daemon=True).start()
 
+    def pump(self, source, destination):
+        try:
+            while data := source.recv(BUFFER):
+                destination.sendall(data)
+        except OSError:
+            pass
+        close(source)
+        close(destination)
+        with self.lock:
+            self.sockets.discard(source)
+            self.sockets.discard(destination)
 
-def pump(source, destination):
-    try:
-        while data := source.recv(BUFFER):
-            destination.sendall(data)
-    except OSError:
-        pass
-    close(source)
-    close(destination)
+    def open_connections(self):
+        """The sockets of the connections open now, both ends of each."""
+        with self.lock:
+            return set(self.sockets)
+
+    def passed_on(self, connections, timeout=10):
+        """Wait until every one of ``connections`` (``open_connections()`` earlier), each closed by the server
+        behind, is closed on the client's side too: its pump has read the end and passed it on."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if not connections & self.sockets:
+                    return
+            time.sleep(0.01)
+        raise AssertionError("the proxy did not pass on every closed connection in time")
 
 
 def close(sock):
