@@ -8,17 +8,15 @@ The row is written unchained and linked into the project's hash chain as soon as
 """
 
 from datetime import datetime, timedelta
-from functools import partial
 
 from django.conf import settings
-from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.crypto import salted_hmac
 
 from historyhub.audit import chain
 from historyhub.audit.models import AuditEntry
-from historyhub.lib import jsonvalues
+from historyhub.lib import commits, jsonvalues
 
 
 def record(project: str, actor: str, action: str, target: str = "", **details: object) -> AuditEntry:
@@ -38,7 +36,7 @@ def record(project: str, actor: str, action: str, target: str = "", **details: o
     entry.save()
     # robust: the change is committed by now, so a failure to link (the database went away) must not undo its
     # answer; the row waits unchained for the next linking (the next row's commit, a read, the sweep).
-    transaction.on_commit(partial(chain.link, project), robust=True)
+    commits.after_commit_robust(chain.link, project)
     return entry
 
 

@@ -19,12 +19,12 @@
 
 import contextlib
 from collections.abc import AsyncIterator, Callable
-from functools import partial
 from typing import Any, TypeVar
 
 from asgiref.sync import SyncToAsync, sync_to_async
-from django.db import connection, transaction
+from django.db import connection
 
+from historyhub.lib import commits
 from historyhub.live import holds, postgresql, sqlite, turns
 from historyhub.live.changes import Change, Interest
 from historyhub.live.expiry import ExpiryTicker
@@ -70,7 +70,7 @@ def announce(*changes):
         postgresql.announce(connection, changes)
     else:
         for change in changes:
-            transaction.on_commit(partial(_committed_on_sqlite, change), robust=True)
+            commits.after_commit_robust(_committed_on_sqlite, change)
 
 
 def announcement(change):
