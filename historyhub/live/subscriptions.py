@@ -91,7 +91,11 @@ class Subscription:
         (historyhub.live.turns).
         """
         async with turns.away():
-            return await self._wait(timeout)
+            self.hub._park(1)
+            try:
+                return await self._wait(timeout)
+            finally:
+                self.hub._park(-1)
 
     async def _wait(self, timeout):
         deadline = self.loop.time() + timeout
@@ -169,6 +173,8 @@ class Hub:
         self._by_project = {}
         self._owned = {}
         self._count = 0
+        # Of those, how many wait for a change now (the rest read or write what they serve).
+        self._parked = 0
         self._closed = False
         self._signal = None
         self._ticker = None
@@ -216,6 +222,15 @@ class Hub:
     def subscriber_count(self):
         with self._lock:
             return self._count
+
+    def parked_count(self):
+        """The subscriptions waiting for a change now: a wait counts once its first read is done."""
+        with self._lock:
+            return self._parked
+
+    def _park(self, step):
+        with self._lock:
+            self._parked += step
 
     def _hearing(self, change):
         """The subscriptions that hear ``change``: read off the indexes, never by asking each one."""

@@ -50,6 +50,7 @@ async def answered(scope, send):
         details = {
             "worker": os.getpid(),
             "subscribers": live.hub.subscriber_count(),
+            "parked": live.hub.parked_count(),
             "workers": await checks.last_runs(),
             "replica": await checks.replica(),
         }

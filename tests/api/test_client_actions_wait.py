@@ -83,8 +83,9 @@ def action(servers, agent_key):
 
 
 def start_waiting(holder, path, seconds=LONG_WAIT):
-    """The wait, running; returns once the holding worker counts it, with a future of (answer, seconds taken)."""
-    before = holder.server.subscribers()
+    """The wait, running; returns once it is parked in the holding worker (its first read done, so what happens
+    next happens while it waits), with a future of (answer, seconds taken)."""
+    before = holder.server.parked()
 
     def wait():
         started = time.monotonic()
@@ -92,7 +93,7 @@ def start_waiting(holder, path, seconds=LONG_WAIT):
         return answer, time.monotonic() - started
 
     waiter = ThreadPoolExecutor(max_workers=1).submit(wait)
-    until(lambda: holder.server.subscribers() == before + 1 or waiter.done(), message="the wait")
+    until(lambda: holder.server.parked() == before + 1 or waiter.done(), message="the wait")
     assert not waiter.done(), waiter.result()
     return waiter
 

@@ -132,6 +132,22 @@ def test_leaving_removes_the_subscription(hub):
     assert asyncio.run(scenario()) == 0
 
 
+def test_a_subscription_is_parked_only_while_it_waits_for_a_change(hub):
+    async def scenario():
+        async with hub.listen(action("s", "c")) as waiter:
+            registered = hub.parked_count()
+            waiting = asyncio.create_task(waiter.wait(WAKE_SECONDS))
+            await asyncio.sleep(0)
+            parked = hub.parked_count()
+            hub.publish([Change("s", actions=frozenset({"c"}))])
+            await waiting
+            return registered, parked, hub.parked_count()
+
+    # Registered, it still reads what it serves; waiting, it is parked; woken, it reads again.
+    assert asyncio.run(scenario()) == (0, 1, 0)
+    assert hub.parked_count() == 0
+
+
 def test_an_owner_may_hold_as_many_subscriptions_as_its_limit_and_no_more(hub):
     async def scenario():
         async with (

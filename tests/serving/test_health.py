@@ -67,8 +67,8 @@ def outside_address():
 
 def test_the_details_are_answered_only_to_a_request_made_on_this_machine(server):
     details = server.details()
-    assert set(details) == {"worker", "subscribers", "workers", "replica"}
-    assert isinstance(details["worker"], int) and details["subscribers"] == 0
+    assert set(details) == {"worker", "subscribers", "parked", "workers", "replica"}
+    assert isinstance(details["worker"], int) and details["subscribers"] == details["parked"] == 0
     # No DATABASE_REPLICA_URL: no replica to report (tests/cluster reports a real one's lag).
     assert details["replica"] is None
 

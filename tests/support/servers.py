@@ -154,6 +154,10 @@ class ProductionServer:
         """The waits and live streams open in the worker (there is one unless asked otherwise)."""
         return self.details()["subscribers"]
 
+    def parked(self):
+        """Of those, the ones waiting for a change now: a wait is parked once its first read is done."""
+        return self.details()["parked"]
+
     def restart_workers(self):
         """What a deploy does: the master starts new workers and stops the old ones gracefully."""
         self.process.send_signal(signal.SIGHUP)
