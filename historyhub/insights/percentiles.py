@@ -3,10 +3,9 @@ exactly in Python on SQLite, which has no percentile function (docs/insights.md,
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 from django.db import connection
-from django.db.models import Aggregate, Count, DurationField, ExpressionWrapper, F, FloatField, Func, Max, QuerySet
+from django.db.models import DurationField, ExpressionWrapper, F, FloatField, Func, QuerySet
 
 
 @dataclass(frozen=True)
@@ -24,15 +23,6 @@ DIGITS = 3
 
 def measured(count: int, p50: float | None, p90: float | None, longest: float | None) -> Durations:
     return Durations(count, *(None if value is None else round(value, DIGITS) for value in (p50, p90, longest)))
-
-
-class PercentileCont(Aggregate):
-    function = "percentile_cont"
-    template = "%(function)s(%(fraction)s) WITHIN GROUP (ORDER BY %(expressions)s)"
-    output_field = FloatField()
-
-    def __init__(self, expression: Any, fraction: float) -> None:
-        super().__init__(expression, fraction=float(fraction))
 
 
 class EpochSeconds(Func):
@@ -72,31 +62,6 @@ def of_values(values: list[float]) -> Durations:
         return NONE
     ordered = sorted(values)
     return measured(len(ordered), interpolated(ordered, 0.5), interpolated(ordered, 0.9), ordered[-1])
-
-
-def grouped(actions: QuerySet, start: str, end: str, *group: str) -> dict[tuple, Durations]:
-    """Count, p50, p90 and max of ``end - start`` in seconds per value of the ``group`` fields (``()`` for all)."""
-    seconds = seconds_between(start, end)
-    if connection.vendor == "postgresql":
-        measures = {
-            "n": Count("pk"),
-            "p50": PercentileCont("seconds", 0.5),
-            "p90": PercentileCont("seconds", 0.9),
-            "longest": Max("seconds"),
-        }
-        if not group:
-            # values() with no fields would group by every column: the whole set is one aggregate.
-            total = actions.annotate(seconds=seconds).aggregate(**measures)
-            return {(): measured(total["n"], total["p50"], total["p90"], total["longest"])} if total["n"] else {}
-        rows = actions.annotate(seconds=seconds).values(*group).annotate(**measures).order_by()
-        return {
-            tuple(row[name] for name in group): measured(row["n"], row["p50"], row["p90"], row["longest"])
-            for row in rows
-        }
-    collected: dict[tuple, list[float]] = defaultdict(list)
-    for *key, value in actions.annotate(seconds=seconds).values_list(*group, "seconds").order_by().iterator():
-        collected[tuple(key)].append(value)
-    return {key: of_values(values) for key, values in collected.items()}
 
 
 Measured = dict[tuple[str, ...], dict[tuple, Durations]]
