@@ -1,6 +1,7 @@
 """Search by q through the indexes finds what comparing every row finds, on either database."""
 
 import pytest
+from django.db import connection
 from django.db.models import Exists, OuterRef, Q
 
 from historyhub.history import item_log, matching, sessions
@@ -112,6 +113,20 @@ def test_the_filters_narrow_a_search(assorted):
         == ["odd-2", "odd-1"]
     )
     assert ids(sessions.search("default", q="say", agent="chefAgent")) == []
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's trigram index and planner")
+def test_the_fields_of_a_search_are_read_through_their_trigram_index_on_postgresql(assorted):
+    """Every expression of the search's OR of four fields has to be one the index holds, or none can be used and
+    every session is read (as when the index held the key, not the session id: migration 0022)."""
+    with connection.cursor() as cursor:
+        # Till the test's transaction ends: a handful of rows are cheaper to read in full, or along another index.
+        for way in ("seqscan", "indexscan", "indexonlyscan"):
+            cursor.execute(f"SET LOCAL enable_{way} = off")
+    fields = matching.sessions_matching(Session.objects.all(), "brûlée", first=25)
+    plan = fields.explain()
+    assert "Bitmap Index Scan on history_session_search" in plan, plan
+    assert ids(fields.order_by("-updated_at", "id")) == scanned("brûlée") == ["unicode-1"]
 
 
 @pytest.fixture
