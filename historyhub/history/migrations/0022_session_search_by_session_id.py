@@ -11,16 +11,14 @@ session the search does (and a few more, which ``icontains`` then drops). Nothin
 
 from django.db import migrations
 
-COLUMNS = "upper({id}::text) gin_trgm_ops, upper(name::text) gin_trgm_ops, upper(agent::text) gin_trgm_ops, " + (
-    "upper(metadata_text) gin_trgm_ops"
-)
-
 
 def index_of(column):
     # Dropped first, then built again under the same name, which docs/search.md and the plans show.
+    expressions = (f"upper({column}::text)", "upper(name::text)", "upper(agent::text)", "upper(metadata_text)")
+    indexed = ", ".join(f"{expression} gin_trgm_ops" for expression in expressions)
     return [
         "DROP INDEX history_session_search",
-        f"CREATE INDEX history_session_search ON history_session USING gin ({COLUMNS.format(id=column)})",
+        f"CREATE INDEX history_session_search ON history_session USING gin ({indexed})",
     ]
 
 
