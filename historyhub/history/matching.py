@@ -9,13 +9,20 @@ only the first so many sessions, so each place is asked for only that many: the
 database then stops early where a word is common and goes through the index where it
 is rare.
 
-PostgreSQL chooses between the two itself, from the statistics ANALYZE keeps on the
-indexed expressions. SQLite cannot, so here a cheap look into its FTS5 index, which
-stops after ``FEW`` rows, says which way to go. Either way the index only narrows: the
-rows it finds are checked with the same ``icontains`` as a search without it. A ``q`` of
-fewer than three characters has no trigram to look up; it is compared with every row.
+For the session fields PostgreSQL chooses between the two itself, from the statistics
+ANALYZE keeps on the indexed expressions. For message text its choice goes wrong for a
+word of middling frequency (it walks thousands of sessions, reading their messages,
+where the index would find the few thousand that hold it at once), so here its own
+estimate of how many messages hold ``q`` decides: at most ``EXPECTED_FEW``, and the
+sessions are looked up from what the index finds. SQLite has no such estimate, so a
+cheap look into its FTS5 index, which stops after ``FEW`` rows, decides there. Either
+way the index only narrows: the rows it finds are checked with the same ``icontains``
+as a search without it. A ``q`` of fewer than three characters has no trigram to look
+up; it is compared with every row.
 """
 
+import json
+import re
 from typing import NamedTuple
 
 from django.db import connection
@@ -27,6 +34,13 @@ from historyhub.history.models import Session, TimelineEntry
 ORDER = ("-updated_at", "id")
 # Rows an FTS5 look-up may find for the index to be the faster way (SQLite).
 FEW = 2000
+# Message entries PostgreSQL may expect to hold q for its trigram index to be the faster way: reading them costs
+# a few microseconds each (6,558 in 30 ms, docs/search.md), while walking the sessions newest first costs what it
+# takes to come on enough of them, which the planner cannot tell.
+EXPECTED_FEW = 20_000
+# pg_trgm takes trigrams from runs of letters and digits only: a q without three in a row has none to look up,
+# and its index would be read whole.
+HAS_TRIGRAM = re.compile(r"[^\W_]{3}")
 
 SESSIONS_SQL = (
     "SELECT session_id FROM history_session_search_key WHERE key IN "
@@ -65,7 +79,7 @@ def sessions_matching(sessions, q, first=None, ordered=True):
             in_fields = in_fields.filter(pk__in=RawSQL(SESSIONS_SQL, [trigrams]))
     messages = messages_holding(q)
     if messages.narrowed:
-        in_messages = sessions.filter(pk__in=messages.entries.values("session_id"))
+        in_messages = sessions.filter(pk__in=_looked_up(messages.entries.values("session_id")))
     else:
         in_messages = sessions.filter(Exists(messages.entries.filter(session=OuterRef("pk"))))
     return Session.objects.filter(_either(in_fields, in_messages, first, ordered))
@@ -73,16 +87,19 @@ def sessions_matching(sessions, q, first=None, ordered=True):
 
 class Messages(NamedTuple):
     entries: QuerySet  # the message entries whose text holds q
-    narrowed: bool  # to the few rows SQLite's index found: look them up rather than walk the sessions
+    narrowed: bool  # few, by the index: look their sessions up rather than walk the sessions
 
 
 def messages_holding(q):
-    """The message entries whose text holds ``q`` (``icontains``), narrowed by SQLite's index when it finds few."""
+    """The message entries whose text holds ``q`` (``icontains``), and whether the index finds few of them: narrowed
+    to the rows SQLite's index finds, or as they are on PostgreSQL, whose planner expects few."""
     entries = TimelineEntry.objects.filter(type="message", text__icontains=q)
     if connection.vendor == "sqlite" and len(q) >= 3:
         trigrams = _trigrams(q)
         if _few("history_message_search", trigrams):
             return Messages(entries.filter(pk__in=RawSQL(MESSAGES_SQL, [trigrams])), narrowed=True)
+    if connection.vendor == "postgresql" and HAS_TRIGRAM.search(q):
+        return Messages(entries, narrowed=_expected_rows(entries) <= EXPECTED_FEW)
     return Messages(entries, narrowed=False)
 
 
@@ -92,6 +109,20 @@ def newest_messages_holding(session_keys, q):
     newest = messages_holding(q).entries.filter(session=OuterRef("pk")).order_by("-epoch", "-seq").values("text")[:1]
     found = Session.objects.filter(pk__in=session_keys).annotate(text=Subquery(newest)).values_list("pk", "text")
     return {key: text for key, text in found if text is not None}
+
+
+def _looked_up(session_keys):
+    """The keys of sessions to look up, read whole first. On PostgreSQL ``OFFSET 0`` plans the subquery on its own:
+    not pulled up into a join, which the planner would walk session by session again, but read from its index."""
+    if connection.vendor != "postgresql":
+        return session_keys
+    sql, params = session_keys.query.sql_with_params()
+    return RawSQL(f"{sql} OFFSET 0", params)
+
+
+def _expected_rows(rows):
+    """How many rows PostgreSQL's planner expects the queryset to have: its EXPLAIN, planned and not run."""
+    return json.loads(rows.explain(format="json"))[0]["Plan"]["Plan Rows"]
 
 
 def _either(one, other, first, ordered):

@@ -86,6 +86,29 @@ def test_a_search_finds_what_comparing_every_row_finds(assorted, q):
     assert ids(sessions.search("default", q=q)) == scanned(q)
 
 
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's estimate decides")
+@pytest.mark.parametrize("expected_few", [0, 1_000_000], ids=["walking the sessions", "looking messages up"])
+def test_postgresql_finds_the_same_whichever_way_it_reads_message_text(
+    assorted, interleaved, monkeypatch, expected_few
+):
+    monkeypatch.setattr(matching, "EXPECTED_FEW", expected_few)
+    for q in [*QUERIES, "walrus", "surfaced"]:
+        assert ids(sessions.search("default", q=q)) == scanned(q), q
+        assert ids(sessions.search("default", q=q, first=2)[:2]) == scanned(q)[:2], q
+        assert sessions.count("default", q=q, up_to=3) == min(3, len(scanned(q))), q
+        assert sessions.count("default", q=q) == len(scanned(q)), q
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's estimate decides")
+def test_postgresql_looks_messages_up_only_where_its_index_can_and_few_hold_q(assorted, monkeypatch):
+    assert matching.messages_holding("parcel").narrowed
+    # Fewer than three letters or digits in a row: pg_trgm has no trigram to look up.
+    assert not matching.messages_holding("ab").narrowed
+    assert not matching.messages_holding("a-b-c").narrowed
+    monkeypatch.setattr(matching, "EXPECTED_FEW", 0)
+    assert not matching.messages_holding("parcel").narrowed
+
+
 @pytest.mark.parametrize(
     "q, found",
     [
