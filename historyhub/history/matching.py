@@ -93,20 +93,28 @@ class Messages(NamedTuple):
 def messages_holding(q):
     """The message entries whose text holds ``q`` (``icontains``), and whether the index finds few of them: narrowed
     to the rows SQLite's index finds, or as they are on PostgreSQL, whose planner expects few."""
+    messages = _entries_holding(q)
+    if not messages.narrowed and connection.vendor == "postgresql" and HAS_TRIGRAM.search(q):
+        return Messages(messages.entries, narrowed=_expected_rows(messages.entries) <= EXPECTED_FEW)
+    return messages
+
+
+def _entries_holding(q):
+    """The message entries whose text holds ``q``, narrowed by SQLite's index when it finds few."""
     entries = TimelineEntry.objects.filter(type="message", text__icontains=q)
     if connection.vendor == "sqlite" and len(q) >= 3:
         trigrams = _trigrams(q)
         if _few("history_message_search", trigrams):
             return Messages(entries.filter(pk__in=RawSQL(MESSAGES_SQL, [trigrams])), narrowed=True)
-    if connection.vendor == "postgresql" and HAS_TRIGRAM.search(q):
-        return Messages(entries, narrowed=_expected_rows(entries) <= EXPECTED_FEW)
     return Messages(entries, narrowed=False)
 
 
 def newest_messages_holding(session_keys, q):
     """{session key: the text of its newest message holding ``q``}, for those of these sessions that have one
-    (the sessions page's snippets): one statement, one look into each session's timeline, newest first."""
-    newest = messages_holding(q).entries.filter(session=OuterRef("pk")).order_by("-epoch", "-seq").values("text")[:1]
+    (the sessions page's snippets): one statement, one look into each session's timeline, newest first. Each
+    session is looked into anyway, so PostgreSQL's estimate is not asked for."""
+    holding = _entries_holding(q).entries
+    newest = holding.filter(session=OuterRef("pk")).order_by("-epoch", "-seq").values("text")[:1]
     found = Session.objects.filter(pk__in=session_keys).annotate(text=Subquery(newest)).values_list("pk", "text")
     return {key: text for key, text in found if text is not None}
 

@@ -7,6 +7,8 @@ from django.db.models import Exists, OuterRef, Q
 from historyhub.history import item_log, matching, sessions
 from historyhub.history.matching import FEW
 from historyhub.history.models import Session, TimelineEntry
+from historyhub.lib.session_keys import session_key
+from historyhub.projects import administration
 from tests.support.items import assistant, user
 
 
@@ -97,6 +99,21 @@ def test_postgresql_finds_the_same_whichever_way_it_reads_message_text(
         assert ids(sessions.search("default", q=q, first=2)[:2]) == scanned(q)[:2], q
         assert sessions.count("default", q=q, up_to=3) == min(3, len(scanned(q))), q
         assert sessions.count("default", q=q) == len(scanned(q)), q
+
+
+@pytest.mark.parametrize("expected_few", [0, 1_000_000], ids=["walking the sessions", "looking messages up"])
+def test_a_search_finds_the_sessions_of_its_own_project_only_whichever_way(interleaved, monkeypatch, expected_few):
+    monkeypatch.setattr(matching, "EXPECTED_FEW", expected_few)
+    administration.create_project("acme", "Acme")
+    sessions.ensure(agent="mixAgent", project="acme", session_id="mix-01", name="Walrus of Acme")
+    item_log.append(session_key("acme", "mix-01"), [user("A walrus surfaced at Acme.")])
+
+    found = ids(sessions.search("default", q="walrus"))
+    assert session_key("acme", "mix-01") not in found
+    assert found == [key for key in scanned("walrus") if "/" not in key]
+    assert sessions.count("default", q="surfaced") == 4
+    assert ids(sessions.search("acme", q="surfaced")) == [session_key("acme", "mix-01")]
+    assert sessions.count("acme", q="walrus", up_to=5) == 1
 
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's estimate decides")
